@@ -1,0 +1,94 @@
+#pragma once
+// kwb::sandbox — runs untrusted commands (compilers, kwb-runner) inside bubblewrap with the
+// flags of DESIGN §11: new user/pid/net/ipc/uts namespaces, all capabilities dropped, no nested
+// user namespaces, uid/gid 65534, empty environment for bwrap itself, read-only /usr (and the
+// usual /lib, /lib64, /bin symlinks), private size-limited /tmp, the job directory bound
+// read-write at /job LAST (so it shadows nothing of the host), rlimits, and a wall-clock limit that
+// kills the whole sandbox. The seccomp filter and cgroups come from the sandbox issue (#3).
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace kwb::sandbox {
+
+// Limits of one kind of job (like Compiler Explorer's compile and run profiles).
+struct Profile {
+  std::string name;                       // "compile" | "run"
+  std::chrono::milliseconds wall{60000};  // wall-clock limit; the whole tree is killed past it
+  int cpu_seconds = 60;                   // RLIMIT_CPU
+  int64_t file_bytes = 256ll << 20;       // RLIMIT_FSIZE
+  int open_files = 256;                   // RLIMIT_NOFILE
+  int64_t tmp_bytes = 256ll << 20;        // size of the private /tmp (tmpfs)
+  int64_t output_bytes = 1 << 20;         // stdout and stderr are each kept up to this, then truncated
+  int64_t address_space_bytes = 0;        // RLIMIT_AS, 0 = unlimited
+  bool gpu = false;                       // pass the NVIDIA device nodes and /sys through
+};
+Profile compile_profile();
+Profile run_profile();
+
+struct Bind {
+  std::filesystem::path host;
+  std::string inside;
+  bool writable = false;
+};
+
+struct Request {
+  std::filesystem::path bwrap = "/usr/bin/bwrap";
+  std::filesystem::path job_dir;     // host folder, bound writable at /job, last; cwd is /job
+  std::vector<Bind> binds;           // extra binds (e.g. kwb-runner read-only at /kwb/kwb-runner)
+  std::vector<std::string> argv;     // command as seen inside the sandbox
+  std::vector<std::pair<std::string, std::string>> env;  // the sandbox's whole environment
+  std::vector<int> inherit_fds;      // fds passed through with their numbers (not CLOEXEC there)
+  Profile profile;
+};
+
+struct Outcome {
+  int exit_code = -1;     // when exited normally
+  int signal = 0;         // when killed by a signal (0 otherwise)
+  bool timed_out = false; // killed by the wall-clock limit
+  bool stdout_truncated = false, stderr_truncated = false;
+  std::string stdout_text, stderr_text;  // capped at profile.output_bytes each
+  double wall_ms = 0;
+
+  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+};
+
+// A started sandbox. stdout/stderr are drained in the background (capped), so the child never
+// blocks on a full pipe. Destroying a Process that is still running kills it.
+class Process {
+ public:
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const;
+  // True while the sandbox is still running.
+  bool running();
+  // Waits until the sandbox exits, killing it when `timeout` passes first (timed_out = true).
+  Outcome wait(std::chrono::milliseconds timeout);
+  // Kills the whole sandbox now (SIGKILL to bwrap; --die-with-parent and the pid namespace take
+  // every process inside with it).
+  void kill();
+
+  struct Impl;
+  explicit Process(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Starts `req` and returns at once. Errors only for failures of the trusted side (no bwrap,
+// fork failed); anything the command does is reported through Outcome.
+util::Result<std::unique_ptr<Process>> spawn(const Request& req);
+// Starts `req` and waits up to req.profile.wall.
+util::Result<Outcome> run(const Request& req);
+
+}  // namespace kwb::sandbox

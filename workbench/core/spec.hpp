@@ -1,0 +1,86 @@
+#pragma once
+// Domain types of an operator spec (docs/specs.md describes the file format).
+// Expressions (shapes, roofline) are kept as validated source text; kwb::spec evaluates them.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace kwb::core {
+
+enum class Role { in, out, inout };
+
+struct TensorSpec {
+  std::string name;
+  Role role = Role::in;
+  std::vector<std::string> shape;  // one expression per dimension, row-major
+};
+
+struct Tolerance {
+  bool exact = false;  // integers: always exact
+  double atol = 0;     // |got - want| <= atol + rtol * |want|
+  double rtol = 0;
+};
+
+struct Roofline {
+  std::string bytes;  // expression: minimal bytes moved
+  std::string flops;  // expression: useful floating-point operations
+};
+
+struct Variant {
+  std::string name;   // "f32", "bf16", "u8", ...
+  std::string entry;  // extern "C" symbol, e.g. "kwb_softmax_f32"
+  std::map<std::string, DType> dtypes;        // per tensor
+  std::map<std::string, Tolerance> tolerance;  // per output tensor, no defaults
+  Roofline roofline;
+};
+
+// How the values of one input tensor are drawn.
+struct Generator {
+  std::string kind;          // "uniform" | "normal" | "int_uniform" | "constant"
+  double lo = 0, hi = 1;     // uniform [lo, hi); int_uniform [lo, hi] inclusive
+  double mean = 0, stddev = 1;  // normal
+  double value = 0;          // constant
+  double specials_fraction = 0;  // share of elements replaced by a special value
+  std::vector<std::string> specials;  // "nan" "inf" "-inf" "+0" "-0" "denormal" "max" "lowest"
+};
+
+// A named input case: one generator per input tensor. Test workloads run under every
+// distribution (each with its own secret seed); bench workloads under the first.
+struct Distribution {
+  std::string name;
+  std::string note;
+  std::map<std::string, Generator> tensors;
+};
+
+struct Workload {
+  std::string name;
+  std::map<std::string, int64_t> params;
+  std::vector<std::string> backends;  // empty: every backend
+  std::string label;                  // bench: what real use this size stands for
+};
+
+struct Spec {
+  std::string op;
+  int version = 1;
+  std::string summary;
+  std::vector<std::string> params;  // int64 scalars, in entry-point order after the tensors
+  std::vector<TensorSpec> tensors;  // in entry-point order
+  std::vector<Variant> variants;
+  std::vector<Distribution> distributions;
+  std::vector<Workload> test_workloads;
+  std::vector<Workload> bench_workloads;
+  bool deterministic = true;  // false: repeated runs may differ within tolerance (atomics order)
+  std::filesystem::path file;  // where it was loaded from
+
+  const Variant* find_variant(std::string_view name) const;
+  const TensorSpec* find_tensor(std::string_view name) const;
+};
+
+std::string_view role_name(Role r);
+
+}  // namespace kwb::core

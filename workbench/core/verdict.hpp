@@ -1,0 +1,83 @@
+#pragma once
+// kwb.verdict.v1 (DESIGN §8): one struct, rendered as JSON (verdict_json) or a table (app).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kwb::core {
+
+enum class Status {
+  accepted, incorrect, compile_error, rejected, sandbox_violation,
+  time_limit, memory_limit, crashed, no_device, error
+};
+std::string_view status_name(Status s);
+
+struct Diagnostic {
+  std::string file;
+  int line = 0, col = 0;
+  std::string severity;  // "error" | "warning" | "note"
+  std::string message;
+};
+
+struct Mismatch {
+  std::string tensor;
+  std::vector<int64_t> index;  // coordinates in the tensor's shape
+  double got = 0, expected = 0;
+};
+
+struct TimeStats {
+  double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
+  double stdev_pct = 0;       // relative standard deviation of one sample
+  double mean_stderr_pct = 0; // relative standard error of the mean (the stopping criterion)
+  int samples = 0;
+  int discarded = 0;
+  std::string stop_reason;  // "converged" | "budget" | "max_samples"
+  std::string clock;        // "steady_clock" | "cuda_event"
+  bool cold = true;         // caches flushed before each sample
+};
+
+struct RooflineResult {
+  double bytes = 0, flops = 0;
+  double pct_bw = 0, pct_flops = 0;  // against the calibrated peaks (0 when unknown)
+};
+
+struct WorkloadResult {
+  std::string name;
+  std::string kind;  // "test" | "bench"
+  std::map<std::string, int64_t> params;
+  bool correct = true;
+  int checks = 0;  // number of input sets compared
+  double max_abs_err = 0, max_rel_err = 0;
+  int64_t mismatches = 0;
+  std::optional<Mismatch> first_mismatch;
+  std::optional<TimeStats> time;
+  std::optional<RooflineResult> roofline;
+  std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
+};
+
+struct Summary {
+  std::optional<double> geomean_vs_incumbent, geomean_vs_baseline;
+  std::optional<bool> beats_incumbent;
+  double wall_ms = 0;
+  std::map<std::string, double> stage_ms;  // analyze, compile, validate, benchmark
+};
+
+struct Verdict {
+  std::string candidate;  // id or source path
+  std::string op, variant, backend;
+  Status status = Status::error;
+  std::string reason;
+  std::vector<Diagnostic> diagnostics;
+  std::string device;
+  std::string toolchain;
+  std::vector<WorkloadResult> workloads;
+  Summary summary;
+};
+
+nlohmann::json to_json(const Verdict& v);
+
+}  // namespace kwb::core

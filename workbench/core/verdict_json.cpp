@@ -1,0 +1,88 @@
+#include "core/verdict.hpp"
+
+#include <cmath>
+
+namespace kwb::core {
+
+std::string_view status_name(Status s) {
+  switch (s) {
+    case Status::accepted: return "accepted";
+    case Status::incorrect: return "incorrect";
+    case Status::compile_error: return "compile_error";
+    case Status::rejected: return "rejected";
+    case Status::sandbox_violation: return "sandbox_violation";
+    case Status::time_limit: return "time_limit";
+    case Status::memory_limit: return "memory_limit";
+    case Status::crashed: return "crashed";
+    case Status::no_device: return "no_device";
+    case Status::error: return "error";
+  }
+  return "error";
+}
+
+namespace {
+
+nlohmann::json number_or_text(double v) {
+  // JSON has no NaN/Inf: write them as strings so the record survives.
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+nlohmann::json to_json(const TimeStats& t) {
+  return {{"median_ns", t.median_ns}, {"mean_ns", t.mean_ns}, {"min_ns", t.min_ns},
+          {"max_ns", t.max_ns}, {"p10_ns", t.p10_ns}, {"p90_ns", t.p90_ns},
+          {"stdev_pct", t.stdev_pct}, {"mean_stderr_pct", t.mean_stderr_pct},
+          {"samples", t.samples}, {"discarded", t.discarded}, {"stop_reason", t.stop_reason},
+          {"clock", t.clock}, {"cold", t.cold}};
+}
+
+nlohmann::json to_json(const WorkloadResult& w) {
+  nlohmann::json j = {{"name", w.name}, {"kind", w.kind}, {"params", w.params},
+                      {"correct", w.correct}, {"checks", w.checks},
+                      {"max_abs_err", number_or_text(w.max_abs_err)},
+                      {"max_rel_err", number_or_text(w.max_rel_err)},
+                      {"mismatches", w.mismatches}};
+  if (w.first_mismatch)
+    j["first_mismatch"] = {{"tensor", w.first_mismatch->tensor}, {"index", w.first_mismatch->index},
+                           {"got", number_or_text(w.first_mismatch->got)},
+                           {"expected", number_or_text(w.first_mismatch->expected)}};
+  else
+    j["first_mismatch"] = nullptr;
+  j["time"] = w.time ? to_json(*w.time) : nlohmann::json(nullptr);
+  if (w.roofline)
+    j["roofline"] = {{"bytes", w.roofline->bytes}, {"flops", w.roofline->flops},
+                     {"pct_bw", w.roofline->pct_bw}, {"pct_flops", w.roofline->pct_flops}};
+  else
+    j["roofline"] = nullptr;
+  j["vs_incumbent"] = w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json(nullptr);
+  j["vs_baseline"] = w.vs_baseline ? nlohmann::json(*w.vs_baseline) : nlohmann::json(nullptr);
+  return j;
+}
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Verdict& v) {
+  nlohmann::json j = {{"schema", "kwb.verdict.v1"}, {"candidate", v.candidate}, {"op", v.op},
+                      {"variant", v.variant}, {"backend", v.backend},
+                      {"status", status_name(v.status)}, {"reason", v.reason},
+                      {"device", v.device}, {"toolchain", v.toolchain}};
+  j["diagnostics"] = nlohmann::json::array();
+  for (const auto& d : v.diagnostics)
+    j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
+                                {"severity", d.severity}, {"message", d.message}});
+  j["workloads"] = nlohmann::json::array();
+  for (const auto& w : v.workloads) j["workloads"].push_back(to_json(w));
+  j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},
+                  {"geomean_vs_baseline", opt(v.summary.geomean_vs_baseline)},
+                  {"beats_incumbent", opt(v.summary.beats_incumbent)},
+                  {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms}};
+  return j;
+}
+
+}  // namespace kwb::core

@@ -1,0 +1,8 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace kwb::util {
+// Lower-case hex SHA-256 of `data` (OpenSSL libcrypto).
+std::string sha256_hex(std::string_view data);
+}  // namespace kwb::util

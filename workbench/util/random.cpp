@@ -1,0 +1,66 @@
+#include "util/random.hpp"
+
+#include <sys/random.h>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace kwb::util {
+
+uint64_t secret_seed() {
+  uint64_t v = 0;
+  char* p = reinterpret_cast<char*>(&v);
+  size_t got = 0;
+  while (got < sizeof v) {
+    ssize_t n = ::getrandom(p + got, sizeof v - got, 0);
+    if (n < 0) throw std::runtime_error("getrandom failed");
+    got += size_t(n);
+  }
+  return v;
+}
+
+std::string random_hex(int bytes) {
+  std::string out;
+  char buf[3];
+  for (int i = 0; i < bytes; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", unsigned(secret_seed() & 0xff));
+    out += buf;
+  }
+  return out;
+}
+
+static uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+Rng::Rng(uint64_t seed) {
+  for (auto& s : m_s) s = splitmix64(seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t Rng::next() {
+  const uint64_t result = rotl(m_s[1] * 5, 7) * 9;
+  const uint64_t t = m_s[1] << 17;
+  m_s[2] ^= m_s[0];
+  m_s[3] ^= m_s[1];
+  m_s[1] ^= m_s[2];
+  m_s[0] ^= m_s[3];
+  m_s[2] ^= t;
+  m_s[3] = rotl(m_s[3], 45);
+  return result;
+}
+
+double Rng::uniform01() { return double(next() >> 11) * 0x1.0p-53; }
+
+double Rng::normal() {
+  double u1 = uniform01(), u2 = uniform01();
+  if (u1 < 1e-300) u1 = 1e-300;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+}  // namespace kwb::util

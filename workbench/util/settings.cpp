@@ -1,0 +1,66 @@
+#include "util/settings.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+namespace kwb::util {
+
+namespace {
+const SettingInfo k_settings[] = {
+    {"specs-dir", "KWB_SPECS_DIR", "", "Operator specs folder (default: <source>/specs)"},
+    {"kernels-dir", "KWB_KERNELS_DIR", "", "Shipped kernel library folder (default: <source>/kernels)"},
+    {"workspace", "KWB_WORKSPACE", "", "Runtime state: kwb.db, jobs/, cache/ (default: <source>/workspace)"},
+    {"runner", "KWB_RUNNER", "", "Path of kwb-runner (default: beside the kwb executable)"},
+    {"bwrap", "KWB_BWRAP", "/usr/bin/bwrap", "bubblewrap executable used by the sandbox"},
+    {"cxx", "KWB_CXX", "g++", "C++ compiler for cpu candidates (g++ or clang++)"},
+    {"time-budget-ms", "KWB_TIME_BUDGET_MS", "1000", "Timing budget per bench workload, milliseconds"},
+    {"compile-timeout-ms", "KWB_COMPILE_TIMEOUT_MS", "60000", "Wall-clock limit of a sandboxed compile"},
+    {"run-timeout-ms", "KWB_RUN_TIMEOUT_MS", "10000", "Wall-clock limit of one runner command (call or timing batch)"},
+    {"threads", "KWB_THREADS", "1", "Threads a cpu candidate may use (OMP_NUM_THREADS in the runner)"},
+};
+}  // namespace
+
+std::span<const SettingInfo> setting_table() { return k_settings; }
+
+std::string source_dir() { return KWB_SOURCE_DIR; }
+
+std::string executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+Settings Settings::from_environment() {
+  Settings s;
+  for (const auto& info : k_settings) {
+    std::string value = info.default_value;
+    if (const char* env = std::getenv(info.env); env && *env) value = env;
+    s.m_values[info.name] = value;
+  }
+  auto fill = [&](const char* name, std::string computed) {
+    if (s.m_values[name].empty()) s.m_values[name] = std::move(computed);
+  };
+  fill("specs-dir", source_dir() + "/specs");
+  fill("kernels-dir", source_dir() + "/kernels");
+  fill("workspace", source_dir() + "/workspace");
+  fill("runner", executable_dir() + "/kwb-runner");
+  return s;
+}
+
+const std::string& Settings::get(const std::string& name) const {
+  auto it = m_values.find(name);
+  if (it == m_values.end()) throw std::logic_error("unknown setting " + name);
+  return it->second;
+}
+
+int64_t Settings::get_int(const std::string& name) const { return std::stoll(get(name)); }
+
+void Settings::set(const std::string& name, std::string value) {
+  if (!m_values.contains(name)) throw std::logic_error("unknown setting " + name);
+  m_values[name] = std::move(value);
+}
+
+}  // namespace kwb::util

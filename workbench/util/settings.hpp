@@ -1,0 +1,36 @@
+#pragma once
+// One table of settings drives defaults, environment variables, --help and docs
+// (CONVENTIONS "Configuration"). Order: defaults < KWB_* environment < command-line flags.
+#include <map>
+#include <span>
+#include <string>
+
+namespace kwb::util {
+
+struct SettingInfo {
+  const char* name;         // flag name without dashes, e.g. "specs-dir"
+  const char* env;          // environment variable, e.g. "KWB_SPECS_DIR"
+  const char* default_value;  // "" = computed (see description)
+  const char* description;
+};
+
+std::span<const SettingInfo> setting_table();
+
+class Settings {
+ public:
+  // Defaults then environment.
+  static Settings from_environment();
+  const std::string& get(const std::string& name) const;
+  int64_t get_int(const std::string& name) const;
+  void set(const std::string& name, std::string value);  // flags override
+
+ private:
+  std::map<std::string, std::string> m_values;
+};
+
+// Root of the source tree this binary was built from (default for specs/, kernels/, workspace/).
+std::string source_dir();
+// Directory holding the running executable (kwb-runner is looked up beside kwb).
+std::string executable_dir();
+
+}  // namespace kwb::util
