@@ -4,7 +4,10 @@
 // user namespaces, uid/gid 65534, empty environment for bwrap itself, read-only /usr (and the
 // usual /lib, /lib64, /bin symlinks), private size-limited /tmp, the job directory bound
 // read-write at /job LAST (so it shadows nothing of the host), rlimits, and a wall-clock limit that
-// kills the whole sandbox. The seccomp filter and cgroups come from the sandbox issue (#3).
+// kills the whole sandbox. A seccomp filter (seccomp_filter.hpp) denies ptrace, mount, namespace,
+// bpf, io_uring, keyring, perf, userfaultfd and module syscalls and non-AF_UNIX sockets with EPERM.
+// The root and /dev are remounted read-only after setup, so only /tmp (size-limited) and /job are
+// writable. Process and memory limits through a cgroup per job come from the sandbox issue (#3).
 #include <sys/types.h>
 
 #include <chrono>
@@ -85,10 +88,35 @@ class Process {
   std::unique_ptr<Impl> m_impl;
 };
 
-// Starts `req` and returns at once. Errors only for failures of the trusted side (no bwrap,
-// fork failed); anything the command does is reported through Outcome.
+// Starts `req` and returns once bwrap has been exec'd. Errors only for failures of the trusted side
+// (no bwrap, missing job dir or bind source, bad inherited fd, pipe/fork failure); anything the
+// command does is reported through Outcome. bwrap's own setup failures (after exec) read as exit
+// code 1 with "bwrap: ..." on stderr.
+// The sandbox is tied to the calling thread (PR_SET_PDEATHSIG): if that thread exits before the
+// sandbox does, the sandbox is killed — so a crashed daemon leaves no orphans. Spawn from the
+// thread that outlives the job (the one that waits, or a long-lived pool thread).
 util::Result<std::unique_ptr<Process>> spawn(const Request& req);
 // Starts `req` and waits up to req.profile.wall.
 util::Result<Outcome> run(const Request& req);
+
+// A small environment suitable for compilers and runners: PATH=/usr/bin:/bin, HOME=/job,
+// TMPDIR=/tmp, LANG=C.UTF-8. Request.env is the whole environment; callers usually start here.
+std::vector<std::pair<std::string, std::string>> default_env();
+
+// --- Exposed for tests and the kwb-sandbox CLI ---
+
+// File descriptors that spawn() hands to bwrap itself (not to the command), and where the GPU
+// device nodes are looked up (tests point this at a fake folder).
+struct BwrapSetup {
+  int seccomp_fd = -1;      // --seccomp FD (compiled BPF program), -1 = none
+  int json_status_fd = -1;  // --json-status-fd FD (child-pid and exit-code reports), -1 = none
+  std::filesystem::path dev_dir = "/dev";
+};
+// The full bwrap command line for `req` (argv[0] is req.bwrap), in mount order: /usr, symlinks,
+// /proc, /dev (+ GPU nodes and /sys), /tmp, req.binds, the job dir at /job, then read-only
+// remounts of /dev and /, --chdir /job, "--", req.argv.
+std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup = {});
+// NVIDIA device nodes present in `dev_dir`: nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia0..N.
+std::vector<std::filesystem::path> gpu_device_nodes(const std::filesystem::path& dev_dir = "/dev");
 
 }  // namespace kwb::sandbox

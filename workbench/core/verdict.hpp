@@ -42,7 +42,7 @@ struct TimeStats {
 
 struct RooflineResult {
   double bytes = 0, flops = 0;
-  double pct_bw = 0, pct_flops = 0;  // against the calibrated peaks (0 when unknown)
+  std::optional<double> pct_bw, pct_flops;  // against the calibrated peaks; null when unknown
 };
 
 struct WorkloadResult {

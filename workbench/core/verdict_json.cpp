@@ -22,6 +22,11 @@ std::string_view status_name(Status s) {
 
 namespace {
 
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 nlohmann::json number_or_text(double v) {
   // JSON has no NaN/Inf: write them as strings so the record survives.
   if (std::isnan(v)) return "nan";
@@ -52,17 +57,12 @@ nlohmann::json to_json(const WorkloadResult& w) {
   j["time"] = w.time ? to_json(*w.time) : nlohmann::json(nullptr);
   if (w.roofline)
     j["roofline"] = {{"bytes", w.roofline->bytes}, {"flops", w.roofline->flops},
-                     {"pct_bw", w.roofline->pct_bw}, {"pct_flops", w.roofline->pct_flops}};
+                     {"pct_bw", opt(w.roofline->pct_bw)}, {"pct_flops", opt(w.roofline->pct_flops)}};
   else
     j["roofline"] = nullptr;
   j["vs_incumbent"] = w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json(nullptr);
   j["vs_baseline"] = w.vs_baseline ? nlohmann::json(*w.vs_baseline) : nlohmann::json(nullptr);
   return j;
-}
-
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 }  // namespace

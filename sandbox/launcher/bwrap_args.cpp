@@ -1,0 +1,78 @@
+// Builds the bubblewrap command line (DESIGN §11). Pure function of the request, so tests can
+// check the flags and their order without running anything.
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <string_view>
+#include <system_error>
+
+#include "launcher/sandbox.hpp"
+
+namespace kwb::sandbox {
+
+namespace {
+
+void add(std::vector<std::string>& argv, std::initializer_list<std::string_view> items) {
+  for (std::string_view item : items) argv.emplace_back(item);
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> gpu_device_nodes(const std::filesystem::path& dev_dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> nodes;
+  std::error_code ec;
+  for (const char* name : {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"}) {
+    if (fs::exists(dev_dir / name, ec)) nodes.push_back(dev_dir / name);
+  }
+  std::vector<unsigned long> numbers;  // nvidia0, nvidia1, ... in numeric order
+  for (fs::directory_iterator it(dev_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::string_view rest(name);
+    if (rest.starts_with("nvidia") && all_digits(rest.substr(6))) numbers.push_back(std::stoul(name.substr(6)));
+  }
+  std::sort(numbers.begin(), numbers.end());
+  for (unsigned long n : numbers) nodes.push_back(dev_dir / ("nvidia" + std::to_string(n)));
+  return nodes;
+}
+
+std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup) {
+  const Profile& profile = req.profile;
+  std::vector<std::string> argv{req.bwrap.string()};
+  // Namespaces and identity. Without --unshare-user + --cap-drop ALL, bwrap run as root keeps
+  // every capability; --disable-userns stops the command from making a user namespace of its own.
+  add(argv, {"--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+             "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534"});
+  // bwrap applies --clearenv and --setenv while parsing, so --clearenv must come first.
+  add(argv, {"--clearenv"});
+  for (const auto& [name, value] : req.env) add(argv, {"--setenv", name, value});
+  if (setup.seccomp_fd >= 0) add(argv, {"--seccomp", std::to_string(setup.seccomp_fd)});
+  if (setup.json_status_fd >= 0) add(argv, {"--json-status-fd", std::to_string(setup.json_status_fd)});
+
+  // The file system: read-only /usr with the merged-/usr symlinks; no /etc, no /home.
+  add(argv, {"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+             "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev"});
+  if (profile.gpu) {
+    for (const auto& node : gpu_device_nodes(setup.dev_dir)) {
+      add(argv, {"--dev-bind", node.string(), "/dev/" + node.filename().string()});
+    }
+    add(argv, {"--ro-bind", "/sys", "/sys"});
+  }
+  add(argv, {"--size", std::to_string(profile.tmp_bytes), "--tmpfs", "/tmp"});
+  for (const Bind& bind : req.binds) {
+    add(argv, {bind.writable ? "--bind" : "--ro-bind", bind.host.string(), bind.inside});
+  }
+  // The job dir last: later mounts shadow earlier ones, so nothing can be mounted over /job.
+  add(argv, {"--bind", req.job_dir.string(), "/job"});
+  // bwrap's root and /dev are tmpfs without a size limit; make them read-only once every mount
+  // point exists (the remount is not recursive: /tmp, /job, binds and device nodes keep theirs).
+  add(argv, {"--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/job", "--"});
+  argv.insert(argv.end(), req.argv.begin(), req.argv.end());
+  return argv;
+}
+
+}  // namespace kwb::sandbox

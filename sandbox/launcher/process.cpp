@@ -1,0 +1,181 @@
+// A started sandbox: waiting with a deadline, killing the whole tree, reporting the Outcome.
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "launcher/process_impl.hpp"
+
+namespace kwb::sandbox {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// Waits until `fd` is readable (for a pidfd: the process exited) or `timeout` passes.
+bool wait_readable(int fd, milliseconds timeout) {
+  auto deadline = clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    int rc = poll(&p, 1, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
+    if (rc > 0) return true;
+    if (rc == 0) return false;
+    if (errno != EINTR) return false;
+  }
+}
+
+// Opens a pidfd for `pid` and keeps it only if that process is the pid 1 of the pid namespace
+// bwrap reported (so a recycled pid can never be signalled).
+int open_verified_init(pid_t pid, uint64_t pid_ns) {
+  int fd = detail::pidfd_open(pid);
+  if (fd < 0) return -1;
+  struct stat st{};
+  std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
+  if (stat(ns.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != pid_ns) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// bwrap (0.8) reports the command's end through its own exit status: exit code c when the
+// command exited with c, and 128+s when it was killed by signal s (both its pid-1 init and its
+// monitor propagate a status this way; measured: `kill -SEGV $$` gives 139, `kill -KILL $$` 137).
+// So exit codes 129..192 are read back as signal c-128: a command that calls exit(139) itself
+// reads as SIGSEGV, which is harmless (it only hurts its own verdict). When bwrap itself is killed
+// (kill(), wall-clock limit) its wait status carries the signal directly. bwrap's own setup
+// failures exit with 1 and explain themselves on stderr.
+void decode_status(int status, Outcome& out) {
+  if (WIFSIGNALED(status)) {
+    out.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    int code = WEXITSTATUS(status);
+    if (code > 128 && code <= 128 + 64) {
+      out.signal = code - 128;
+    } else {
+      out.exit_code = code;
+    }
+  }
+}
+
+}  // namespace
+
+Process::Impl::~Impl() {
+  for (int fd : {pidfd, status_fd, init_pidfd}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void Process::Impl::read_status(bool until_eof, milliseconds bound) {
+  auto deadline = clock::now() + bound;
+  char buf[4096];
+  while (status_fd >= 0) {
+    ssize_t n = read(status_fd, buf, sizeof buf);
+    if (n > 0) {
+      status_text.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && until_eof) {
+      auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+      if (left.count() > 0 && wait_readable(status_fd, left)) continue;
+    }
+    if (n == 0 || (n < 0 && errno != EAGAIN)) {  // end-of-file: bwrap is gone
+      close(status_fd);
+      status_fd = -1;
+    }
+    break;
+  }
+  // The first line is {"child-pid": N, ..., "pid-namespace": M, ...}, written right after clone.
+  auto newline = status_text.find('\n');
+  if (status_parsed || newline == std::string::npos) return;
+  status_parsed = true;
+  auto report = nlohmann::json::parse(status_text.substr(0, newline), nullptr, false);
+  if (report.is_object() && report.contains("child-pid") && report.contains("pid-namespace")) {
+    init_pidfd = open_verified_init(report["child-pid"].get<pid_t>(), report["pid-namespace"].get<uint64_t>());
+  }
+}
+
+void Process::Impl::kill_locked() {
+  if (reaped) return;
+  kill_requested = true;
+  read_status(false, milliseconds(0));
+  if (init_pidfd >= 0) detail::pidfd_kill(init_pidfd);
+  ::kill(-pid, SIGKILL);  // bwrap's group: pid is unreaped, so the group id cannot be recycled
+  detail::pidfd_kill(pidfd);
+}
+
+Process::Process(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+Process::~Process() {
+  if (!m_impl) return;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    if (m_impl->outcome) return;
+    m_impl->kill_locked();
+  }
+  wait(milliseconds(0));
+}
+
+pid_t Process::pid() const { return m_impl->pid; }
+
+bool Process::running() {
+  std::lock_guard lock(m_impl->mutex);
+  if (m_impl->reaped) return false;
+  return !wait_readable(m_impl->pidfd, milliseconds(0));
+}
+
+void Process::kill() {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->kill_locked();
+}
+
+Outcome Process::wait(milliseconds timeout) {
+  Impl& s = *m_impl;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.outcome) return *s.outcome;
+  }
+  Outcome out;
+  if (!wait_readable(s.pidfd, timeout)) {
+    out.timed_out = true;
+    kill();
+  }
+  std::lock_guard lock(s.mutex);
+  if (s.outcome) return *s.outcome;  // another thread waited meanwhile
+  int status = 0;
+  while (waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  s.reaped = true;
+  out.wall_ms = std::chrono::duration<double, std::milli>(clock::now() - s.start).count();
+  decode_status(status, out);
+  // bwrap is gone, so its status pipe is complete. When bwrap exited on its own it had already
+  // reaped pid 1, and the pid namespace died with it. When it was killed, pid 1 may still live
+  // for a moment (--die-with-parent is asynchronous), so kill it and wait until it is gone: then
+  // no process of the sandbox remains.
+  s.read_status(true, milliseconds(1000));
+  if (s.init_pidfd >= 0) {
+    if (s.kill_requested) detail::pidfd_kill(s.init_pidfd);
+    wait_readable(s.init_pidfd, milliseconds(10'000));
+  }
+  if (s.drain) {  // null only when spawn() failed to start the drain thread
+    s.drain->finish(milliseconds(2000));
+    auto so = s.drain->take_stdout();
+    auto se = s.drain->take_stderr();
+    out.stdout_text = std::move(so.text);
+    out.stdout_truncated = so.truncated;
+    out.stderr_text = std::move(se.text);
+    out.stderr_truncated = se.truncated;
+  }
+  s.outcome = out;
+  return out;
+}
+
+}  // namespace kwb::sandbox

@@ -1,0 +1,50 @@
+#pragma once
+// Internal state of a started sandbox (shared by spawn.cpp and process.cpp).
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "launcher/output_drain.hpp"
+#include "launcher/sandbox.hpp"
+
+namespace kwb::sandbox {
+
+namespace detail {
+// glibc 2.36's <sys/pidfd.h> declares these without extern "C", so C++ cannot link them.
+inline int pidfd_open(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+inline int pidfd_kill(int pidfd) { return static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0)); }
+}  // namespace detail
+
+struct Process::Impl {
+  pid_t pid = -1;       // bwrap (leader of its own session and process group)
+  int pidfd = -1;       // pidfd of bwrap: readable once it exits; signals never hit a reused pid
+  int status_fd = -1;   // read end of bwrap's --json-status-fd (O_NONBLOCK)
+  std::chrono::steady_clock::time_point start;
+  std::unique_ptr<detail::OutputDrain> drain;
+
+  std::mutex mutex;          // guards everything below (kill() may race with wait())
+  std::string status_text;   // what bwrap wrote to the status fd so far
+  bool status_parsed = false;
+  int init_pidfd = -1;       // the sandbox's pid 1 (bwrap's init) once reported and verified
+  bool reaped = false;
+  bool kill_requested = false;
+  std::optional<Outcome> outcome;
+
+  ~Impl();
+  // Reads what bwrap has written to the status fd; with `until_eof`, waits for end-of-file for at
+  // most `bound`. Finds the sandbox's pid 1 from the first report. Call with `mutex` held.
+  void read_status(bool until_eof, std::chrono::milliseconds bound);
+  // SIGKILL to the sandbox's pid 1 (taking the pid namespace with it), to bwrap and to bwrap's
+  // process group. Call with `mutex` held.
+  void kill_locked();
+};
+
+}  // namespace kwb::sandbox

@@ -1,0 +1,34 @@
+// Default limits of the two kinds of job (DESIGN §11). Callers may change any field.
+#include "launcher/sandbox.hpp"
+
+namespace kwb::sandbox {
+
+Profile compile_profile() {
+  Profile p;
+  p.name = "compile";
+  p.wall = std::chrono::milliseconds(60'000);
+  p.cpu_seconds = 60;
+  p.file_bytes = 256ll << 20;
+  p.open_files = 256;
+  p.tmp_bytes = 512ll << 20;
+  p.output_bytes = 1ll << 20;
+  return p;
+}
+
+Profile run_profile() {
+  Profile p;
+  p.name = "run";
+  p.wall = std::chrono::milliseconds(10'000);
+  p.cpu_seconds = 30;
+  p.file_bytes = 64ll << 20;
+  p.open_files = 256;
+  p.tmp_bytes = 64ll << 20;
+  p.output_bytes = 64ll << 10;
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> default_env() {
+  return {{"PATH", "/usr/bin:/bin"}, {"HOME", "/job"}, {"TMPDIR", "/tmp"}, {"LANG", "C.UTF-8"}};
+}
+
+}  // namespace kwb::sandbox

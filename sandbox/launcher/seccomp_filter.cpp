@@ -1,0 +1,94 @@
+#include "launcher/seccomp_filter.hpp"
+
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace kwb::sandbox::detail {
+
+namespace {
+
+constexpr const char* k_denied[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",
+    "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick",
+    "move_mount", "open_tree", "mount_setattr",
+    "unshare", "setns",
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "keyctl", "add_key", "request_key", "kexec_load", "kexec_file_load",
+    "init_module", "finit_module", "delete_module", "open_by_handle_at",
+};
+
+std::string errno_text(const char* what, int rc) { return std::string(what) + ": " + std::strerror(-rc); }
+
+util::Result<std::string> build_program() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return util::fail("sandbox seccomp", "seccomp_init failed");
+  struct Release {
+    scmp_filter_ctx ctx;
+    ~Release() { seccomp_release(ctx); }
+  } release{ctx};
+  const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+  for (const char* name : k_denied) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not a syscall of this architecture
+    if (int rc = seccomp_rule_add(ctx, deny, nr, 0); rc < 0) {
+      return util::fail("sandbox seccomp", errno_text(name, rc));
+    }
+  }
+  if (int rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)); rc < 0) {
+    return util::fail("sandbox seccomp", errno_text("socket", rc));
+  }
+  int fd = memfd_create("kwb-seccomp-export", MFD_CLOEXEC);
+  if (fd < 0) return util::fail("sandbox seccomp", std::string("memfd_create: ") + std::strerror(errno));
+  std::string program;
+  int rc = seccomp_export_bpf(ctx, fd);
+  if (rc == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) program.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  if (rc < 0) return util::fail("sandbox seccomp", errno_text("seccomp_export_bpf", rc));
+  if (program.empty()) return util::fail("sandbox seccomp", "exported BPF program is empty");
+  return program;
+}
+
+}  // namespace
+
+util::Result<std::string> seccomp_program() {
+  static std::once_flag once;
+  static util::Result<std::string> program = util::fail("", "");
+  std::call_once(once, [] { program = build_program(); });
+  return program;
+}
+
+util::Result<int> seccomp_program_fd() {
+  auto program = seccomp_program();
+  if (!program) return std::unexpected(program.error());
+  int fd = memfd_create("kwb-seccomp", MFD_CLOEXEC);
+  if (fd < 0) return util::fail("sandbox seccomp", std::string("memfd_create: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < program->size()) {
+    ssize_t n = write(fd, program->data() + done, program->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      close(fd);
+      return util::fail("sandbox seccomp", std::string("writing the filter: ") + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    int err = errno;
+    close(fd);
+    return util::fail("sandbox seccomp", std::string("lseek: ") + std::strerror(err));
+  }
+  return fd;
+}
+
+}  // namespace kwb::sandbox::detail

@@ -1,0 +1,233 @@
+// Starting a sandbox: validate the request (trusted-side errors), build bwrap's command line,
+// fork, prepare the child (signals, session, stdio, fds, rlimits) and exec bwrap with an empty
+// environment.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "launcher/process_impl.hpp"
+#include "launcher/seccomp_filter.hpp"
+
+namespace kwb::sandbox {
+
+namespace {
+
+const char* const k_where = "sandbox";
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : m_fd(fd) {}
+  ~Fd() { reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return m_fd; }
+  int release() { return std::exchange(m_fd, -1); }
+  void reset() {
+    if (m_fd >= 0) close(m_fd);
+    m_fd = -1;
+  }
+
+ private:
+  int m_fd = -1;
+};
+
+// Everything the child needs, prepared before fork: after fork only async-signal-safe calls.
+struct ChildPlan {
+  const char* path = nullptr;
+  std::vector<char*> argv;
+  char* envp[1] = {nullptr};  // bwrap itself runs with an empty environment
+  int stdio[3] = {-1, -1, -1};  // /dev/null, stdout pipe, stderr pipe
+  int report_fd = -1;           // CLOEXEC pipe: {stage, errno} if anything before exec fails
+  std::vector<int> pass_fds;    // made inheritable: Request.inherit_fds, seccomp, status
+  std::vector<int> open_fds;    // sorted: every fd >= 3 that stays open until exec
+  std::vector<std::pair<int, rlimit>> limits;
+  pid_t parent = -1;
+};
+
+enum Stage : int { k_setsid = 1, k_pdeathsig, k_stdio, k_fds, k_rlimit, k_exec };
+
+const char* stage_name(int stage) {
+  switch (stage) {
+    case k_setsid: return "setsid";
+    case k_pdeathsig: return "prctl(PR_SET_PDEATHSIG)";
+    case k_stdio: return "setting up stdin/stdout/stderr";
+    case k_fds: return "preparing file descriptors";
+    case k_rlimit: return "setrlimit";
+    case k_exec: return "execve";
+  }
+  return "child setup";
+}
+
+[[noreturn]] void child_fail(const ChildPlan& p, int stage) {
+  int msg[2] = {stage, errno};
+  [[maybe_unused]] ssize_t n = write(p.report_fd, msg, sizeof msg);
+  _exit(127);
+}
+
+[[noreturn]] void child_main(const ChildPlan& p) {
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);  // undo inherited SIG_IGN
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (setsid() < 0) child_fail(p, k_setsid);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(p, k_pdeathsig);
+  if (getppid() != p.parent) _exit(127);  // the spawning thread is already gone
+  int moved[3];
+  for (int i = 0; i < 3; ++i) {  // first out of 0..2, so dup2 never sees equal numbers
+    if ((moved[i] = fcntl(p.stdio[i], F_DUPFD_CLOEXEC, 3)) < 0) child_fail(p, k_stdio);
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (dup2(moved[i], i) < 0) child_fail(p, k_stdio);
+  }
+  for (int fd : p.pass_fds) {
+    if (fcntl(fd, F_SETFD, 0) < 0) child_fail(p, k_fds);
+  }
+  unsigned low = 3;
+  for (int fd : p.open_fds) {
+    if (static_cast<unsigned>(fd) > low) close_range(low, static_cast<unsigned>(fd) - 1, 0);
+    low = static_cast<unsigned>(fd) + 1;
+  }
+  if (close_range(low, ~0u, 0) < 0) child_fail(p, k_fds);
+  for (const auto& [resource, value] : p.limits) {
+    if (setrlimit(static_cast<__rlimit_resource_t>(resource), &value) < 0) child_fail(p, k_rlimit);
+  }
+  execve(p.path, p.argv.data(), const_cast<char**>(p.envp));
+  child_fail(p, k_exec);
+}
+
+util::Result<void> validate(const Request& req) {
+  namespace fs = std::filesystem;
+  if (req.argv.empty()) return util::fail(k_where, "empty command (Request.argv)");
+  if (access(req.bwrap.c_str(), X_OK) != 0) {
+    return util::fail(k_where, "bubblewrap not found or not executable at " + req.bwrap.string() + " (" +
+                                   errno_text(errno) + "); install bubblewrap or set Request.bwrap");
+  }
+  std::error_code ec;
+  if (req.job_dir.empty() || !fs::is_directory(req.job_dir, ec)) {
+    return util::fail(k_where, "job directory '" + req.job_dir.string() + "' does not exist or is not a directory");
+  }
+  for (const Bind& b : req.binds) {
+    if (!fs::exists(b.host, ec)) return util::fail(k_where, "bind source " + b.host.string() + " does not exist");
+    if (!b.inside.starts_with('/')) {
+      return util::fail(k_where, "bind target '" + b.inside + "' (for " + b.host.string() + ") must be absolute");
+    }
+  }
+  for (const auto& [name, value] : req.env) {
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return util::fail(k_where, "bad environment variable name '" + name + "'");
+    }
+  }
+  for (int fd : req.inherit_fds) {
+    if (fd <= 2) return util::fail(k_where, "inherit_fds: fd " + std::to_string(fd) + " is stdin/stdout/stderr");
+    if (fcntl(fd, F_GETFD) < 0) return util::fail(k_where, "inherit_fds: fd " + std::to_string(fd) + " is not open");
+  }
+  return {};
+}
+
+std::vector<std::pair<int, rlimit>> limits_of(const Profile& p) {
+  auto lim = [](int64_t soft, int64_t hard) { return rlimit{static_cast<rlim_t>(soft), static_cast<rlim_t>(hard)}; };
+  std::vector<std::pair<int, rlimit>> limits{{RLIMIT_CORE, lim(0, 0)}};
+  // CPU: SIGXCPU at the soft limit, SIGKILL one second later.
+  if (p.cpu_seconds > 0) limits.push_back({RLIMIT_CPU, lim(p.cpu_seconds, p.cpu_seconds + 1)});
+  if (p.file_bytes > 0) limits.push_back({RLIMIT_FSIZE, lim(p.file_bytes, p.file_bytes)});
+  if (p.open_files > 0) limits.push_back({RLIMIT_NOFILE, lim(p.open_files, p.open_files)});
+  if (p.address_space_bytes > 0) limits.push_back({RLIMIT_AS, lim(p.address_space_bytes, p.address_space_bytes)});
+  return limits;
+}
+
+}  // namespace
+
+util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
+  if (auto ok = validate(request); !ok) return std::unexpected(ok.error());
+  Request req = request;  // bwrap resolves relative paths against its cwd; be explicit
+  req.job_dir = std::filesystem::absolute(req.job_dir);
+  for (Bind& b : req.binds) b.host = std::filesystem::absolute(b.host);
+
+  Fd null_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (null_fd.get() < 0) return util::fail(k_where, "cannot open /dev/null: " + errno_text(errno));
+  int p_out[2], p_err[2], p_status[2], p_report[2];
+  for (int* p : {p_out, p_err, p_status, p_report}) p[0] = p[1] = -1;
+  bool piped = pipe2(p_out, O_CLOEXEC) == 0 && pipe2(p_err, O_CLOEXEC) == 0 &&
+               pipe2(p_status, O_CLOEXEC | O_NONBLOCK) == 0 && pipe2(p_report, O_CLOEXEC) == 0;
+  int pipe_errno = errno;
+  Fd out_r(p_out[0]), out_w(p_out[1]), err_r(p_err[0]), err_w(p_err[1]);
+  Fd status_r(p_status[0]), status_w(p_status[1]), report_r(p_report[0]), report_w(p_report[1]);
+  if (!piped) return util::fail(k_where, "cannot create pipes: " + errno_text(pipe_errno));
+  // Only the read end is non-blocking: bwrap writes its status with ordinary blocking writes.
+  fcntl(status_w.get(), F_SETFL, 0);
+  auto seccomp = detail::seccomp_program_fd();
+  if (!seccomp) return std::unexpected(seccomp.error());
+  Fd seccomp_fd(*seccomp);
+
+  std::vector<std::string> args = bwrap_argv(req, {seccomp_fd.get(), status_w.get(), "/dev"});
+  ChildPlan plan;
+  plan.path = req.bwrap.c_str();
+  for (std::string& a : args) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  plan.stdio[0] = null_fd.get();
+  plan.stdio[1] = out_w.get();
+  plan.stdio[2] = err_w.get();
+  plan.report_fd = report_w.get();
+  plan.pass_fds = req.inherit_fds;
+  plan.pass_fds.push_back(seccomp_fd.get());
+  plan.pass_fds.push_back(status_w.get());
+  plan.open_fds = plan.pass_fds;
+  plan.open_fds.push_back(report_w.get());
+  std::sort(plan.open_fds.begin(), plan.open_fds.end());
+  plan.open_fds.erase(std::unique(plan.open_fds.begin(), plan.open_fds.end()), plan.open_fds.end());
+  plan.limits = limits_of(req.profile);
+  plan.parent = getpid();
+
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) return util::fail(k_where, "fork failed: " + errno_text(errno));
+  if (pid == 0) child_main(plan);
+
+  for (Fd* fd : {&out_w, &err_w, &status_w, &report_w, &null_fd, &seccomp_fd}) fd->reset();
+  int msg[2] = {0, 0};
+  ssize_t n;
+  while ((n = read(report_r.get(), msg, sizeof msg)) < 0 && errno == EINTR) {
+  }
+  if (n == sizeof msg) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    std::string what = msg[0] == k_exec ? "cannot execute " + req.bwrap.string() : stage_name(msg[0]);
+    return util::fail(k_where, what + ": " + errno_text(msg[1]));
+  }
+  auto impl = std::make_unique<Process::Impl>();
+  impl->pid = pid;
+  impl->start = start;
+  impl->pidfd = detail::pidfd_open(pid);
+  if (impl->pidfd < 0) {
+    int err = errno;
+    ::kill(pid, SIGKILL);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return util::fail(k_where, "pidfd_open failed: " + errno_text(err));
+  }
+  impl->status_fd = status_r.release();
+  Process::Impl& state = *impl;
+  auto process = std::make_unique<Process>(std::move(impl));  // from here on, kills on unwind
+  state.drain = std::make_unique<detail::OutputDrain>(out_r.release(), err_r.release(), req.profile.output_bytes);
+  return process;
+}
+
+util::Result<Outcome> run(const Request& req) {
+  auto process = spawn(req);
+  if (!process) return std::unexpected(process.error());
+  return (*process)->wait(req.profile.wall);
+}
+
+}  // namespace kwb::sandbox

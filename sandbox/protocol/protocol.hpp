@@ -1,0 +1,41 @@
+#pragma once
+// Wire protocol between the trusted evaluator and kwb-runner (the process that loads a
+// candidate). Line-delimited JSON: commands on k_cmd_fd into the runner, replies on k_reply_fd.
+// Tensors live in a shared memory file (memfd) on k_shm_fd that the evaluator lays out, fills
+// with inputs, poisons and checks; the runner only maps it and calls the candidate on it.
+// The runner never sees a seed or an expected output (DESIGN §6 rule 1).
+//
+// Commands (evaluator -> runner), one JSON object per line:
+//   {"op":"load","so":"/job/candidate.so","entry":"kwb_softmax_f32"}
+//   {"op":"map","shm_bytes":N,"buffers":[{"offset":O,"bytes":B,"output":true}...],"params":[...]}
+//   {"op":"call"}                                   one call, outputs left for the evaluator
+//   {"op":"time","calls":K,"flush_bytes":F}         K timed calls; before each (untimed): touch F
+//                                                   bytes to evict caches, poison outputs (0xFF)
+//   {"op":"quit"}
+// Replies: {"ok":true[,"ns":[...]]} or {"ok":false,"error":"..."}; "ns" are per-call durations
+// from CLOCK_MONOTONIC read by raw syscall (not the vDSO, which the candidate could patch).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kwb::wire {
+
+constexpr size_t k_max_line = 1 << 20;  // a reply longer than this is a protocol violation
+
+// Writes `msg` as one line; false when the pipe is closed.
+bool write_line(int fd, const nlohmann::json& msg);
+
+// Buffered line reader with a timeout per read.
+class LineReader {
+ public:
+  enum class Status { ok, timeout, closed, too_long, bad_json };
+  explicit LineReader(int fd) : m_fd(fd) {}
+  // Waits up to timeout_ms (-1 = forever) for one complete line and parses it.
+  Status read(nlohmann::json& out, int timeout_ms);
+
+ private:
+  int m_fd;
+  std::string m_buffer;
+};
+
+}  // namespace kwb::wire

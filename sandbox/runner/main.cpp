@@ -1,0 +1,138 @@
+// kwb-runner: loads one candidate shared object inside the sandbox and calls its entry point
+// on buffers laid out by the trusted evaluator (sandbox/protocol/protocol.hpp).
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "protocol/protocol.hpp"
+#include "runner/entry_call.hpp"
+
+namespace kwb::runner {
+
+int64_t monotonic_ns() {
+  timespec ts{};
+  ::syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+namespace {
+
+struct Buffer {
+  char* ptr = nullptr;
+  size_t bytes = 0;
+  bool output = false;
+};
+
+struct State {
+  int cmd_fd = 3, reply_fd = 4, shm_fd = 5;
+  EntryFn entry = nullptr;
+  char* base = nullptr;
+  size_t mapped = 0;
+  std::vector<Buffer> buffers;
+  std::vector<intptr_t> args;
+  std::vector<char> flush;
+};
+
+nlohmann::json error(const std::string& text) { return {{"ok", false}, {"error", text}}; }
+
+nlohmann::json do_load(State& s, const nlohmann::json& cmd) {
+  std::string so = cmd.value("so", ""), entry = cmd.value("entry", "");
+  void* handle = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return error(std::string("cannot load the candidate: ") + ::dlerror());
+  void* sym = ::dlsym(handle, entry.c_str());
+  if (!sym)
+    return error("entry point '" + entry + "' not found in the candidate: declare it extern \"C\" "
+                 "with the spec's signature");
+  s.entry = reinterpret_cast<EntryFn>(sym);
+  return {{"ok", true}};
+}
+
+nlohmann::json do_map(State& s, const nlohmann::json& cmd) {
+  if (s.base) ::munmap(s.base, s.mapped);
+  s.base = nullptr;
+  size_t bytes = cmd.at("shm_bytes").get<size_t>();
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s.shm_fd, 0);
+  if (p == MAP_FAILED) return error(std::string("mmap of the shared buffers failed: ") + std::strerror(errno));
+  s.base = static_cast<char*>(p);
+  s.mapped = bytes;
+  s.buffers.clear();
+  s.args.clear();
+  for (const auto& b : cmd.at("buffers")) {
+    size_t off = b.at("offset").get<size_t>(), len = b.at("bytes").get<size_t>();
+    if (off + len > bytes) return error("buffer outside the shared mapping");
+    s.buffers.push_back({s.base + off, len, b.at("output").get<bool>()});
+    s.args.push_back(reinterpret_cast<intptr_t>(s.base + off));
+  }
+  for (const auto& v : cmd.at("params")) s.args.push_back(intptr_t(v.get<int64_t>()));
+  if (s.args.size() > size_t(k_max_args)) return error("too many entry arguments");
+  return {{"ok", true}};
+}
+
+nlohmann::json do_call(State& s) {
+  if (!s.entry || !s.base) return error("call before load/map");
+  int64_t t0 = monotonic_ns();
+  call_entry(s.entry, s.args);
+  int64_t t1 = monotonic_ns();
+  return {{"ok", true}, {"ns", {t1 - t0}}};
+}
+
+nlohmann::json do_time(State& s, const nlohmann::json& cmd) {
+  if (!s.entry || !s.base) return error("time before load/map");
+  int calls = cmd.at("calls").get<int>();
+  size_t flush_bytes = cmd.value("flush_bytes", size_t(0));
+  if (s.flush.size() != flush_bytes) s.flush.assign(flush_bytes, 0);
+  std::vector<int64_t> ns;
+  ns.reserve(size_t(calls));
+  for (int i = 0; i < calls; ++i) {
+    // Untimed: evict caches by writing a buffer larger than the last-level cache, then poison
+    // the outputs so a kernel cannot skip work because the answer is already there.
+    for (size_t j = 0; j < s.flush.size(); j += 64) s.flush[j] = char(s.flush[j] + 1);
+    for (auto& b : s.buffers)
+      if (b.output) std::memset(b.ptr, 0xff, b.bytes);
+    int64_t t0 = monotonic_ns();
+    call_entry(s.entry, s.args);
+    int64_t t1 = monotonic_ns();
+    ns.push_back(t1 - t0);
+  }
+  return {{"ok", true}, {"ns", ns}};
+}
+
+}  // namespace
+}  // namespace kwb::runner
+
+int main(int argc, char** argv) {
+  using namespace kwb;
+  runner::State state;
+  if (argc == 3 && std::string(argv[1]) == "--fds" &&
+      std::sscanf(argv[2], "%d,%d,%d", &state.cmd_fd, &state.reply_fd, &state.shm_fd) == 3) {
+  } else {
+    std::fprintf(stderr, "usage: kwb-runner --fds CMD,REPLY,SHM (started by the workbench)\n");
+    return 2;
+  }
+  wire::LineReader reader(state.cmd_fd);
+  while (true) {
+    nlohmann::json cmd;
+    auto st = reader.read(cmd, -1);
+    if (st != wire::LineReader::Status::ok) return st == wire::LineReader::Status::closed ? 0 : 3;
+    nlohmann::json reply;
+    try {
+      std::string op = cmd.value("op", "");
+      if (op == "load") reply = runner::do_load(state, cmd);
+      else if (op == "map") reply = runner::do_map(state, cmd);
+      else if (op == "call") reply = runner::do_call(state);
+      else if (op == "time") reply = runner::do_time(state, cmd);
+      else if (op == "quit") return 0;
+      else reply = runner::error("unknown command '" + op + "'");
+    } catch (const std::exception& e) {
+      reply = runner::error(std::string("bad command: ") + e.what());
+    }
+    if (!wire::write_line(state.reply_fd, reply)) return 4;
+  }
+}

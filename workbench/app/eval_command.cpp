@@ -1,0 +1,103 @@
+// kwb eval SOURCE --op OP: evaluate one candidate file locally and print its verdict.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/verdict_table.hpp"
+#include "eval/cpu_device.hpp"
+#include "eval/cpu_evaluator.hpp"
+#include "reference_registry.hpp"
+#include "spec/loader.hpp"
+#include "store/database.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::app {
+
+namespace {
+
+struct EvalArgs {
+  std::string source, op, variant, backend = "cpu";
+  uint64_t seed = 0;
+  bool json = false, no_bench = false, keep_job = false;
+  std::vector<std::string> flags;
+};
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "kwb eval: %s\n", msg.c_str());
+  return 2;
+}
+
+int run_eval(const EvalArgs& a, const util::Settings& settings) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(a.source, ec)) return usage_error("no such file: " + a.source);
+  auto source = util::read_file(a.source);
+  if (!source) return usage_error(source.error().what());
+  if (a.backend != "cpu")
+    return usage_error("backend '" + a.backend + "' is not available in this build yet (cpu only; CUDA comes with the "
+                       "CUDA backend)");
+  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  if (!catalog) return usage_error(catalog.error().what());
+  const core::Spec* spec = catalog->find(a.op);
+  if (!spec) {
+    std::string ops;
+    for (const auto& o : catalog->ops()) ops += (ops.empty() ? "" : ", ") + o;
+    return usage_error("unknown op '" + a.op + "' (known: " + ops + ")");
+  }
+  std::filesystem::path workspace = settings.get("workspace");
+  auto db = store::Database::open(workspace / "kwb.db");
+  if (!db) return usage_error(db.error().what());
+  auto device = eval::cpu_device(*db);
+  if (!device) return usage_error(device.error().what());
+
+  core::Candidate cand;
+  cand.id = a.source;
+  cand.op = a.op;
+  cand.variant = a.variant;
+  cand.backend = a.backend;
+  cand.source = *source;
+  cand.source_name = std::filesystem::path(a.source).filename().string();
+  cand.flags = a.flags;
+
+  eval::EvalOptions opt;
+  opt.workspace = workspace;
+  opt.runner = settings.get("runner");
+  opt.bwrap = settings.get("bwrap");
+  opt.cxx = settings.get("cxx");
+  opt.seed = a.seed;
+  opt.time_budget_ms = int(settings.get_int("time-budget-ms"));
+  opt.compile_timeout_ms = int(settings.get_int("compile-timeout-ms"));
+  opt.run_timeout_ms = int(settings.get_int("run-timeout-ms"));
+  opt.threads = int(settings.get_int("threads"));
+  opt.benchmark = !a.no_bench;
+  opt.keep_job = a.keep_job;
+  if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
+
+  auto verdict = eval::evaluate_cpu(*spec, reference::find(spec->op), cand, opt, *device);
+  if (a.json)
+    std::cout << core::to_json(verdict).dump(2) << "\n";
+  else
+    std::cout << render_verdict(verdict);
+  return verdict.status == core::Status::accepted ? 0 : 1;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
+  auto args = std::make_shared<EvalArgs>();
+  auto* cmd = app.add_subcommand("eval", "Evaluate one candidate file: compile and run it in the sandbox, check it "
+                                         "against the spec's reference on fresh inputs, time it, print the verdict");
+  cmd->add_option("source", args->source, "Candidate source file (C++ with the spec's extern \"C\" entry)")->required();
+  cmd->add_option("--op", args->op, "Operator spec to check against (see `kwb specs`)")->required();
+  cmd->add_option("--variant", args->variant, "Spec variant (default: inferred from the entry symbol)");
+  cmd->add_option("--backend", args->backend, "cpu (CUDA backends come with the CUDA issue)")->default_val("cpu");
+  cmd->add_option("--seed", args->seed, "Fixed seed for reproducible inputs (default: secret seeds)");
+  cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
+  cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
+  cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
+  cmd->add_flag("--keep-job", args->keep_job, "Keep the sandbox job folder under <workspace>/jobs");
+  add_setting_flags(*cmd, settings);
+  cmd->callback([args, &settings, &code] { code = run_eval(*args, settings); });
+}
+
+}  // namespace kwb::app

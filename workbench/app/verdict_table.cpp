@@ -1,0 +1,50 @@
+#include "app/verdict_table.hpp"
+
+#include <fmt/format.h>
+
+namespace kwb::app {
+
+namespace {
+
+std::string params_text(const std::map<std::string, int64_t>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::string time_text(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.2f} us", ns / 1e3);
+  return fmt::format("{:.0f} ns", ns);
+}
+
+}  // namespace
+
+std::string render_verdict(const core::Verdict& v) {
+  std::string out = fmt::format("{}  {} {}/{} on {}\n", core::status_name(v.status), v.candidate, v.op, v.variant,
+                                v.device);
+  out += fmt::format("  reason: {}\n", v.reason);
+  for (const auto& d : v.diagnostics)
+    out += fmt::format("  {}:{}:{}: {}: {}\n", d.file, d.line, d.col, d.severity, d.message);
+  if (!v.workloads.empty()) {
+    out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10} {:>11} {:>11} {:>7} {:>7}\n", "kind", "workload", "params",
+                       "checks", "max_rel", "median", "min", "stdev", "%bw");
+    for (const auto& w : v.workloads) {
+      std::string med = "-", mn = "-", sd = "-", bw = "-";
+      if (w.time) {
+        med = time_text(w.time->median_ns);
+        mn = time_text(w.time->min_ns);
+        sd = fmt::format("{:.1f}%", w.time->stdev_pct);
+      }
+      if (w.roofline && w.roofline->pct_bw) bw = fmt::format("{:.0f}%", *w.roofline->pct_bw);
+      out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10.2e} {:>11} {:>11} {:>7} {:>7}{}\n", w.kind, w.name,
+                         params_text(w.params), w.checks, w.max_rel_err, med, mn, sd, bw, w.correct ? "" : "  WRONG");
+    }
+  }
+  out += fmt::format("  toolchain: {}\n  wall: {:.0f} ms", v.toolchain, v.summary.wall_ms);
+  for (const auto& [k, ms] : v.summary.stage_ms) out += fmt::format(", {} {:.0f} ms", k, ms);
+  out += "\n";
+  return out;
+}
+
+}  // namespace kwb::app

@@ -1,0 +1,116 @@
+#include "eval/arena.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/random.hpp"
+
+namespace kwb::eval {
+
+util::Result<SharedArena> SharedArena::create() {
+  int fd = ::memfd_create("kwb-arena", MFD_CLOEXEC);
+  if (fd < 0) return util::fail("arena", std::string("memfd_create failed: ") + std::strerror(errno));
+  SharedArena a;
+  a.m_fd = fd;
+  return a;
+}
+
+SharedArena::SharedArena(SharedArena&& o) noexcept { *this = std::move(o); }
+
+SharedArena& SharedArena::operator=(SharedArena&& o) noexcept {
+  if (this != &o) {
+    release();
+    m_fd = o.m_fd;
+    m_base = o.m_base;
+    m_size = o.m_size;
+    m_slots = std::move(o.m_slots);
+    m_pattern = std::move(o.m_pattern);
+    m_guards = std::move(o.m_guards);
+    o.m_fd = -1;
+    o.m_base = nullptr;
+    o.m_size = 0;
+  }
+  return *this;
+}
+
+SharedArena::~SharedArena() { release(); }
+
+void SharedArena::release() {
+  if (m_base) ::munmap(m_base, m_size);
+  if (m_fd >= 0) ::close(m_fd);
+  m_base = nullptr;
+  m_fd = -1;
+}
+
+util::Result<void> SharedArena::layout(std::vector<TensorSlot>& slots) {
+  size_t off = 0;
+  m_guards.clear();
+  for (auto& s : slots) {
+    m_guards.push_back({off, k_guard});
+    off += k_guard;
+    s.offset = off;
+    size_t padded = (s.bytes + 63) / 64 * 64;
+    off += s.bytes;
+    // The guard after a tensor starts right at its last byte + 1 (no slack for small overruns).
+    size_t tail = (padded - s.bytes);
+    m_guards.push_back({off, tail + k_guard});
+    off += tail + k_guard;
+  }
+  if (m_base) ::munmap(m_base, m_size);
+  m_base = nullptr;
+  if (::ftruncate(m_fd, off_t(off)) != 0)
+    return util::fail("arena", std::string("cannot size shared buffers: ") + std::strerror(errno));
+  void* p = ::mmap(nullptr, off, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, 0);
+  if (p == MAP_FAILED) return util::fail("arena", std::string("mmap failed: ") + std::strerror(errno));
+  m_base = static_cast<char*>(p);
+  m_size = off;
+  m_slots = slots;
+  return {};
+}
+
+void SharedArena::arm_guards(uint64_t seed) {
+  util::Rng rng(seed);
+  m_pattern.clear();
+  for (auto [off, len] : m_guards) {
+    for (size_t i = 0; i < len; ++i) {
+      auto b = static_cast<unsigned char>(rng.next() >> 56);
+      m_base[off + i] = char(b);
+      m_pattern.push_back(b);
+    }
+  }
+}
+
+std::optional<std::string> SharedArena::check_guards() const {
+  size_t k = 0;
+  for (size_t g = 0; g < m_guards.size(); ++g) {
+    auto [off, len] = m_guards[g];
+    size_t first = len, last = 0, changed = 0;
+    for (size_t i = 0; i < len; ++i, ++k) {
+      if (static_cast<unsigned char>(m_base[off + i]) != m_pattern[k]) {
+        if (first == len) first = i;
+        last = i;
+        ++changed;
+      }
+    }
+    if (changed == 0) continue;
+    const TensorSlot& s = m_slots[g / 2];
+    std::string role = s.role == core::Role::in ? "input " : "output ";
+    if (g % 2 == 0)
+      return "out-of-bounds write: " + std::to_string(changed) + " byte(s) changed up to " +
+             std::to_string(len - first) + " bytes before the start of " + role + s.name;
+    return "out-of-bounds write: " + std::to_string(changed) + " byte(s) changed up to " +
+           std::to_string(last + 1) + " bytes past the end of " + role + s.name + " (" +
+           std::to_string(s.count) + " elements)";
+  }
+  return std::nullopt;
+}
+
+void SharedArena::poison_outputs() {
+  for (const auto& s : m_slots)
+    if (s.role != core::Role::in) std::memset(m_base + s.offset, 0xff, s.bytes);
+}
+
+}  // namespace kwb::eval

@@ -1,0 +1,56 @@
+#pragma once
+// The shared buffers of one evaluation: a memfd the trusted side lays out, fills and checks,
+// and the runner maps. Every tensor sits between two guard zones (canaries) filled with a
+// pattern derived from a secret seed; any byte changed there is an out-of-bounds write.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/spec.hpp"
+#include "util/error.hpp"
+
+namespace kwb::eval {
+
+struct TensorSlot {
+  std::string name;
+  core::Role role = core::Role::in;
+  core::DType dtype = core::DType::f32;
+  std::vector<int64_t> shape;
+  size_t count = 0;   // elements
+  size_t bytes = 0;   // count * dtype size
+  size_t offset = 0;  // of the first data byte in the arena
+};
+
+class SharedArena {
+ public:
+  static constexpr size_t k_guard = 4096;  // guard bytes before and after each tensor
+
+  static util::Result<SharedArena> create();
+  SharedArena(SharedArena&&) noexcept;
+  SharedArena& operator=(SharedArena&&) noexcept;
+  ~SharedArena();
+
+  int fd() const { return m_fd; }
+  size_t size() const { return m_size; }
+  // Places `slots` (sets their offsets), resizes and maps the memfd.
+  util::Result<void> layout(std::vector<TensorSlot>& slots);
+  char* data(const TensorSlot& s) { return m_base + s.offset; }
+  // Refills every guard zone with a pattern derived from `seed`.
+  void arm_guards(uint64_t seed);
+  // Describes the first guard byte changed since arm_guards ("wrote 12 bytes past the end of y").
+  std::optional<std::string> check_guards() const;
+  void poison_outputs();  // 0xFF bytes: NaN for floats, all-ones for integers
+
+ private:
+  SharedArena() = default;
+  void release();
+  int m_fd = -1;
+  char* m_base = nullptr;
+  size_t m_size = 0;
+  std::vector<TensorSlot> m_slots;
+  std::vector<unsigned char> m_pattern;  // expected guard bytes, laid out as in the arena
+  std::vector<std::pair<size_t, size_t>> m_guards;  // (offset, length)
+};
+
+}  // namespace kwb::eval

@@ -1,0 +1,28 @@
+#pragma once
+// Timing of one bench workload (DESIGN §7 on the CPU): warm-up, then rounds of timed calls with
+// caches flushed and outputs poisoned before each (untimed); the first rounds run on
+// re-randomised inputs and the last call of every round is verified (DESIGN §6 rule 4);
+// stops when the relative standard error of the mean < 0.5 % with >= 10 samples, or at the budget.
+#include <functional>
+#include <optional>
+
+#include "core/verdict.hpp"
+#include "eval/harness.hpp"
+#include "eval/stats.hpp"
+
+namespace kwb::eval {
+
+struct BenchmarkConfig {
+  int budget_ms = 1000;
+  size_t flush_bytes = 64u << 20;
+  int command_timeout_ms = 10000;
+  int rerandomised_rounds = 3;  // rounds that get fresh inputs before timing
+  int max_samples = 5000;
+};
+
+// `fresh_inputs` loads a new input set (new secret seed) into the harness.
+std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSession& runner,
+                                          const BenchmarkConfig& cfg, const StoppingCriterion& criterion,
+                                          const std::function<void()>& fresh_inputs, core::TimeStats& out);
+
+}  // namespace kwb::eval

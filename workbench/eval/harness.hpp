@@ -1,0 +1,61 @@
+#pragma once
+// One workload of one evaluation: lays out the shared arena, loads fresh inputs from a seed,
+// computes the trusted reference, runs the candidate and checks everything DESIGN §6 asks:
+// outputs against the reference, guard zones, unchanged inputs, determinism, stale caches.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "core/spec.hpp"
+#include "core/verdict.hpp"
+#include "eval/arena.hpp"
+#include "eval/runner_client.hpp"
+
+namespace kwb::eval {
+
+struct CheckFailure {
+  core::Status status = core::Status::incorrect;
+  std::string reason;
+};
+
+class WorkloadHarness {
+ public:
+  WorkloadHarness(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
+                  SharedArena& arena, RunnerSession& runner, const core::Workload& workload,
+                  core::WorkloadResult& result);
+
+  // Lays out the arena and maps it in the runner.
+  std::optional<CheckFailure> prepare();
+  // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs.
+  void load_inputs(const core::Distribution& dist, uint64_t seed);
+  // Poisons outputs, arms guards, calls the kernel once and verifies.
+  std::optional<CheckFailure> run_and_verify(uint64_t guard_seed);
+  // Runs again on the same inputs: outputs must be identical (or within tolerance when the spec
+  // allows nondeterminism).
+  std::optional<CheckFailure> check_determinism(uint64_t guard_seed);
+  // Verifies what the arena holds now (after a call or a timing batch).
+  std::optional<CheckFailure> verify(const std::string& when);
+
+  const std::vector<TensorSlot>& slots() const { return m_slots; }
+  const std::map<std::string, int64_t>& params() const { return m_workload.params; }
+
+ private:
+  std::string context() const;
+
+  const core::Spec& m_spec;
+  const core::Variant& m_variant;
+  core::ReferenceFn m_reference;
+  SharedArena& m_arena;
+  RunnerSession& m_runner;
+  const core::Workload& m_workload;
+  core::WorkloadResult& m_result;
+  std::vector<TensorSlot> m_slots;
+  std::map<std::string, std::vector<char>> m_inputs;      // private copies of in/inout tensors
+  std::map<std::string, std::vector<double>> m_expected;  // reference outputs
+  std::map<std::string, std::vector<char>> m_previous;    // outputs of the previous input set
+  std::string m_distribution;
+};
+
+}  // namespace kwb::eval

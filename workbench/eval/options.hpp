@@ -1,0 +1,23 @@
+#pragma once
+// Options of one evaluation (filled from util::Settings and CLI flags).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace kwb::eval {
+
+struct EvalOptions {
+  std::filesystem::path workspace;  // jobs/ and kwb.db live here
+  std::filesystem::path runner;     // kwb-runner
+  std::filesystem::path bwrap = "/usr/bin/bwrap";
+  std::string cxx = "g++";
+  uint64_t seed = 0;            // 0: secret seeds from getrandom (the default); else reproducible
+  int time_budget_ms = 1000;    // per bench workload
+  int compile_timeout_ms = 60000;
+  int run_timeout_ms = 10000;   // per runner command
+  int threads = 1;
+  bool benchmark = true;        // false: correctness only
+  bool keep_job = false;        // keep workspace/jobs/<id> for inspection
+};
+
+}  // namespace kwb::eval

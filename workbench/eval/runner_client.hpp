@@ -1,0 +1,62 @@
+#pragma once
+// The trusted side of a kwb-runner session: starts the runner in the sandbox's run profile with
+// the shared arena and two pipes, sends commands and turns every way the runner can fail
+// (crash, hang, exit, garbage on the control pipe) into a verdict status with a reason.
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/verdict.hpp"
+#include "eval/arena.hpp"
+
+namespace kwb::sandbox {
+class Process;
+}
+
+namespace kwb::eval {
+
+struct RunnerFailure {
+  core::Status status = core::Status::crashed;
+  std::string reason;
+};
+template <class T>
+using RunnerResult = std::expected<T, RunnerFailure>;
+
+struct RunnerConfig {
+  std::filesystem::path runner;   // host path of kwb-runner (bound read-only at /kwb/kwb-runner)
+  std::filesystem::path bwrap = "/usr/bin/bwrap";
+  std::filesystem::path job_dir;  // holds candidate.so
+  int threads = 1;
+  int command_timeout_ms = 10000;  // per call / timing batch
+  int64_t memory_bytes = 0;        // address-space limit beyond the arena (0 = default)
+};
+
+class RunnerSession {
+ public:
+  static util::Result<std::unique_ptr<RunnerSession>> start(const RunnerConfig& cfg, const SharedArena& arena);
+  ~RunnerSession();
+
+  RunnerResult<void> load(const std::string& so_inside, const std::string& entry);
+  RunnerResult<void> map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
+                         const std::vector<int64_t>& params);
+  RunnerResult<int64_t> call();
+  RunnerResult<std::vector<int64_t>> time(int calls, size_t flush_bytes, int timeout_ms);
+  // The runner's stderr so far is only available once it has stopped; this stops it.
+  std::string finish();
+
+ private:
+  RunnerSession() = default;
+  RunnerResult<nlohmann::json> request(const nlohmann::json& cmd, int timeout_ms, const char* what);
+  RunnerFailure classify_exit(const char* what);
+
+  RunnerConfig m_cfg;
+  std::unique_ptr<sandbox::Process> m_process;
+  int m_cmd_w = -1, m_reply_r = -1;
+  std::unique_ptr<class ReplyReader> m_reader;
+  std::string m_stderr;
+};
+
+}  // namespace kwb::eval

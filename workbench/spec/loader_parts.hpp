@@ -1,0 +1,24 @@
+#pragma once
+// Private to kwb::spec: the sections of a spec file, each read and validated into core::Spec.
+// Each returns false after recording the first error in the Reader. They run in file order of
+// dependence: params and tensors first, then variants (need tensors), distributions (need the
+// variants' dtypes), workloads (need everything, to evaluate shapes and rooflines).
+#include <string>
+
+#include "core/spec.hpp"
+#include "spec/json_reader.hpp"
+
+namespace kwb::spec::detail {
+
+// A shape or roofline expression: a string (or an integer) that parses and uses only
+// declared params. `out` receives its text.
+bool read_expression(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, std::string& out);
+
+bool read_variants(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+bool read_distributions(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+bool read_workloads(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+
+// Index of the first element of `names` equal to `name`, or -1 (for "duplicate ... (also <path>)").
+long find_index(const std::vector<std::string>& names, const std::string& name);
+
+}  // namespace kwb::spec::detail

@@ -1,0 +1,83 @@
+#include "store/device_repository.hpp"
+
+#include <sqlite3.h>
+
+namespace kwb::store {
+
+namespace {
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : m_db(db) { m_rc = sqlite3_prepare_v2(db, sql, -1, &m_st, nullptr); }
+  ~Statement() { sqlite3_finalize(m_st); }
+  bool ok() const { return m_rc == SQLITE_OK; }
+  sqlite3_stmt* get() const { return m_st; }
+  std::string error() const { return sqlite3_errmsg(m_db); }
+
+ private:
+  sqlite3* m_db;
+  sqlite3_stmt* m_st = nullptr;
+  int m_rc;
+};
+
+std::string text(sqlite3_stmt* st, int col) {
+  auto p = sqlite3_column_text(st, col);
+  return p ? reinterpret_cast<const char*>(p) : "";
+}
+
+DeviceRecord read_row(sqlite3_stmt* st) {
+  DeviceRecord r;
+  r.id = text(st, 0);
+  r.kind = text(st, 1);
+  r.name = text(st, 2);
+  r.copy_bytes_per_s = sqlite3_column_double(st, 3);
+  if (sqlite3_column_type(st, 4) != SQLITE_NULL) r.flops_per_s = sqlite3_column_double(st, 4);
+  r.details = nlohmann::json::parse(text(st, 5), nullptr, false);
+  if (r.details.is_discarded()) r.details = nlohmann::json::object();
+  r.calibrated_at = text(st, 6);
+  return r;
+}
+
+constexpr const char* k_select =
+    "SELECT id, kind, name, copy_bytes_per_s, flops_per_s, details, calibrated_at FROM devices";
+
+}  // namespace
+
+util::Result<std::optional<DeviceRecord>> DeviceRepository::find(const std::string& id) {
+  Statement st(m_db.handle(), (std::string(k_select) + " WHERE id = ?1").c_str());
+  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  sqlite3_bind_text(st.get(), 1, id.c_str(), -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st.get());
+  if (rc == SQLITE_ROW) return read_row(st.get());
+  if (rc == SQLITE_DONE) return std::optional<DeviceRecord>{};
+  return util::fail(m_db.file().string(), st.error());
+}
+
+util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
+  Statement st(m_db.handle(),
+               "INSERT OR REPLACE INTO devices (id, kind, name, copy_bytes_per_s, flops_per_s, details) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  sqlite3_bind_text(st.get(), 1, r.id.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.get(), 2, r.kind.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.get(), 3, r.name.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_double(st.get(), 4, r.copy_bytes_per_s);
+  if (r.flops_per_s) sqlite3_bind_double(st.get(), 5, *r.flops_per_s);
+  else sqlite3_bind_null(st.get(), 5);
+  std::string details = r.details.dump();
+  sqlite3_bind_text(st.get(), 6, details.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  return {};
+}
+
+util::Result<std::vector<DeviceRecord>> DeviceRepository::all() {
+  Statement st(m_db.handle(), (std::string(k_select) + " ORDER BY id").c_str());
+  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  std::vector<DeviceRecord> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) out.push_back(read_row(st.get()));
+  if (rc != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  return out;
+}
+
+}  // namespace kwb::store
