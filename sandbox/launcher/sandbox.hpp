@@ -100,7 +100,8 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& req);
 util::Result<Outcome> run(const Request& req);
 
 // A small environment suitable for compilers and runners: PATH=/usr/bin:/bin, HOME=/job,
-// TMPDIR=/tmp, LANG=C.UTF-8. Request.env is the whole environment; callers usually start here.
+// TMPDIR=/tmp, LANG=C.UTF-8. Request.env is the whole environment (bwrap adds only PWD=/job after
+// --chdir); callers usually start here.
 std::vector<std::pair<std::string, std::string>> default_env();
 
 // --- Exposed for tests and the kwb-sandbox CLI ---

@@ -89,10 +89,11 @@ std::string describe_mismatch(const Comparison& c, const core::Tolerance& tol, s
   if (shape.size() >= 2 && shape[0] > 1 && !c.bad_rows.empty() && c.bad_rows.front() >= 1 &&
       int64_t(c.bad_rows.size()) >= shape[0] - 1)
     s += "; only row 0 is right: are the other rows computed?";
+  else if (c.first_bad > 0 && c.last_bad == int64_t(count) - 1 && c.mismatches == int64_t(count) - c.first_bad &&
+           c.mismatches <= 128)
+    s += fmt::format("; only the last {} elements are wrong: check the tail of the loop", c.mismatches);
   else if (c.mismatches == 1)
     s += "; a single element is wrong";
-  else if (c.last_bad == int64_t(count) - 1 && c.first_bad >= int64_t(count) - 128 && c.first_bad > 0)
-    s += fmt::format("; only the last {} elements are wrong: check the tail of the loop", count - size_t(c.first_bad));
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 
 #include <fmt/format.h>
@@ -70,31 +71,60 @@ core::RooflineResult roofline(const Run& run, const core::Workload& w, double me
   return r;
 }
 
+size_t output_elements(const WorkloadHarness& h) {
+  size_t n = 0;
+  for (const auto& s : h.slots())
+    if (s.role != core::Role::in) n += s.count;
+  return n;
+}
+
 // Validates (and for bench workloads times) every workload; false when the verdict is decided.
+// A wrong result on a test workload does not stop the others (their table helps the author);
+// the reason quotes the largest failing workload, where the pattern of a bug is clearest.
+// Crashes, hangs and sandbox failures stop at once.
 bool evaluate_workloads(Run& run, SharedArena& arena, RunnerSession& runner, bool bench) {
   const auto& list = bench ? run.spec.bench_workloads : run.spec.test_workloads;
+  struct Wrong {
+    size_t elements;
+    std::string reason;
+  };
+  std::vector<Wrong> wrong;
+  size_t considered = 0;
   for (const auto& w : list) {
     if (!runs_on(w, "cpu")) continue;
+    ++considered;
     core::WorkloadResult& res = run.verdict.workloads.emplace_back();
     res.name = w.name;
     res.kind = bench ? "bench" : "test";
     res.params = w.params;
     WorkloadHarness h(run.spec, run.variant, run.reference, arena, runner, w, res);
-    auto decide = [&](const CheckFailure& f) {
-      res.correct = res.correct && f.status != core::Status::incorrect;
-      if (f.status != core::Status::accepted) res.correct = false;
+    // Returns true when evaluation may go on with the next workload.
+    auto record = [&](const CheckFailure& f) {
+      res.correct = false;
+      if (f.status == core::Status::incorrect && !bench) {
+        wrong.push_back({output_elements(h), f.reason});
+        return true;
+      }
       fail(run.verdict, f.status, f.reason);
       return false;
     };
-    if (auto f = h.prepare()) return decide(*f);
+    if (auto f = h.prepare()) {
+      fail(run.verdict, f->status, f->reason);
+      return false;
+    }
     // Test workloads: every distribution; bench workloads: the first (realistic) one.
     size_t ndist = bench ? 1 : run.spec.distributions.size();
-    for (size_t d = 0; d < ndist; ++d) {
+    bool failed = false;
+    for (size_t d = 0; d < ndist && !failed; ++d) {
       h.load_inputs(run.spec.distributions[d], run.seeds.next());
-      if (auto f = h.run_and_verify(run.seeds.next())) return decide(*f);
-      if (auto f = h.check_determinism(run.seeds.next())) return decide(*f);
+      std::optional<CheckFailure> f = h.run_and_verify(run.seeds.next());
+      if (!f) f = h.check_determinism(run.seeds.next());
+      if (f) {
+        if (!record(*f)) return false;
+        failed = true;
+      }
     }
-    if (!bench || !run.opt.benchmark) continue;
+    if (failed || !bench || !run.opt.benchmark) continue;
     BenchmarkConfig cfg;
     cfg.budget_ms = run.opt.time_budget_ms;
     cfg.flush_bytes = run.device.llc_bytes * 2;
@@ -106,7 +136,7 @@ bool evaluate_workloads(Run& run, SharedArena& arena, RunnerSession& runner, boo
       arena.arm_guards(run.seeds.next());
     };
     arena.arm_guards(run.seeds.next());
-    if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return decide(*f);
+    if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return record(*f);
     res.time = stats;
     res.roofline = roofline(run, w, stats.median_ns);
     double floor_ns = res.roofline->bytes / (run.device.copy_bytes_per_s * k_floor_bandwidth_factor) * 1e9;
@@ -121,7 +151,12 @@ bool evaluate_workloads(Run& run, SharedArena& arena, RunnerSession& runner, boo
       return false;
     }
   }
-  return true;
+  if (wrong.empty()) return true;
+  auto worst = std::max_element(wrong.begin(), wrong.end(),
+                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
+  fail(run.verdict, core::Status::incorrect,
+       fmt::format("wrong on {} of {} test workloads; {}", wrong.size(), considered, worst->reason));
+  return false;
 }
 
 std::string accepted_reason(const core::Verdict& v) {

@@ -20,15 +20,20 @@ util::Result<Database> Database::open(const std::filesystem::path& file) {
   Database d(db, file);
   for (const char* pragma : {"PRAGMA journal_mode=WAL;", "PRAGMA foreign_keys=ON;", "PRAGMA synchronous=NORMAL;"})
     if (auto r = d.exec(pragma); !r) return std::unexpected(r.error());
+  // Migrate under the write lock, re-reading the version there: another process may have
+  // migrated between our open and our lock.
   auto steps = migrations();
-  for (int v = d.schema_version(); v < int(steps.size()); ++v) {
-    std::string sql = std::string("BEGIN IMMEDIATE;") + steps[size_t(v)] +
-                      "PRAGMA user_version=" + std::to_string(v + 1) + ";COMMIT;";
-    if (auto r = d.exec(sql); !r) {
-      d.exec("ROLLBACK;");
-      return util::fail(file.string(), "migration to schema version " + std::to_string(v + 1) +
-                                           " failed: " + r.error().message);
+  if (d.schema_version() < int(steps.size())) {
+    if (auto r = d.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
+    for (int v = d.schema_version(); v < int(steps.size()); ++v) {
+      auto r = d.exec(std::string(steps[size_t(v)]) + "PRAGMA user_version=" + std::to_string(v + 1) + ";");
+      if (!r) {
+        d.exec("ROLLBACK;");
+        return util::fail(file.string(), "migration to schema version " + std::to_string(v + 1) +
+                                             " failed: " + r.error().message);
+      }
     }
+    if (auto r = d.exec("COMMIT;"); !r) return std::unexpected(r.error());
   }
   return d;
 }

@@ -1,0 +1,176 @@
+// What the command can see and do inside the sandbox: real bwrap.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <set>
+
+#include "sandbox_test_util.hpp"
+
+namespace kwb::sandbox::test {
+namespace {
+
+TEST(SandboxIsolation, EnvironmentIsExactlyTheRequestedOne) {
+  ASSERT_EQ(setenv("KWB_TEST_SECRET", "hunter2-sandbox", 1), 0);
+  TempDir job;
+  Request req = make_request(job, {"/usr/bin/env"});
+  req.env = {{"PATH", "/usr/bin"}, {"KWB_VISIBLE", "a=b c"}};
+  Outcome o = run_ok(req);
+  auto got = lines(o.stdout_text);
+  std::sort(got.begin(), got.end());
+  // bwrap itself adds PWD after --chdir; nothing else comes in.
+  EXPECT_EQ(got, (std::vector<std::string>{"KWB_VISIBLE=a=b c", "PATH=/usr/bin", "PWD=/job"}));
+
+  // Every process visible inside, bwrap's own pid 1 included, has no host variable.
+  o = run_ok(shell(job, "for f in /proc/[0-9]*/environ; do echo \"== $f\"; tr '\\0' '\\n' < $f; done; "
+                        "wc -c < /proc/1/environ"));
+  EXPECT_TRUE(o.ok()) << o.stderr_text;
+  EXPECT_NE(o.stdout_text.find("== /proc/1/environ"), std::string::npos);
+  EXPECT_TRUE(o.stdout_text.ends_with("\n0\n")) << o.stdout_text;  // bwrap ran with an empty environment
+  for (const std::string& text : {o.stdout_text, o.stderr_text}) {
+    EXPECT_EQ(text.find("KWB_TEST_SECRET"), std::string::npos) << text;
+    EXPECT_EQ(text.find("hunter2"), std::string::npos) << text;
+  }
+  unsetenv("KWB_TEST_SECRET");
+}
+
+TEST(SandboxIsolation, RunsAsNobodyWithoutCapabilities) {
+  TempDir job;
+  Outcome o = run_ok(shell(job, "id -u; id -g; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status"));
+  ASSERT_TRUE(o.ok()) << o.stderr_text;
+  auto got = lines(o.stdout_text);
+  ASSERT_EQ(got.size(), 7u) << o.stdout_text;
+  EXPECT_EQ(got[0], "65534");
+  EXPECT_EQ(got[1], "65534");
+  for (size_t i = 2; i < got.size(); ++i) EXPECT_TRUE(got[i].ends_with("0000000000000000")) << got[i];
+}
+
+TEST(SandboxIsolation, HasNoNetwork) {
+  // A listener on the host's loopback that the sandbox must not reach.
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::string port = std::to_string(ntohs(addr.sin_port));
+
+  TempDir job;
+  Outcome o = run_ok(shell(job, "cat /proc/net/dev"));
+  std::vector<std::string> interfaces;
+  for (const auto& line : lines(o.stdout_text)) {
+    if (auto colon = line.find(':'); colon != std::string::npos && line.find('|') == std::string::npos) {
+      std::string name = line.substr(0, colon);
+      name.erase(0, name.find_first_not_of(' '));
+      interfaces.push_back(name);
+    }
+  }
+  EXPECT_EQ(interfaces, std::vector<std::string>{"lo"}) << o.stdout_text;
+
+  o = run_ok(make_request(job, {"/usr/bin/bash", "-c", "echo hi > /dev/tcp/127.0.0.1/" + port}));
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_LT(accept(listener, nullptr, nullptr), 0);  // nothing connected
+  close(listener);
+}
+
+TEST(SandboxIsolation, OnlyJobAndTmpAreWritable) {
+  TempDir job;
+  Outcome o = run_ok(shell(job,
+                           "touch /usr/kwb-x 2>/dev/null && echo usr; touch /kwb-x 2>/dev/null && echo root; "
+                           "mkdir /kwb-d 2>/dev/null && echo rootdir; touch /dev/kwb-x 2>/dev/null && echo dev; "
+                           "touch /dev/shm/kwb-x 2>/dev/null && echo shm; test -e /etc/passwd && echo etc; "
+                           "touch /tmp/kwb-x && echo tmp; echo data > /job/out && echo job"));
+  EXPECT_EQ(o.stdout_text, "tmp\njob\n") << o.stderr_text;
+  EXPECT_EQ(read_text(job / "out"), "data\n");
+  EXPECT_FALSE(std::filesystem::exists("/usr/kwb-x"));
+}
+
+TEST(SandboxIsolation, TmpIsPrivate) {
+  TempDir job;
+  std::string inside = unique_marker("inside-tmp");
+  std::string host = unique_marker("host-tmp");
+  write_text("/tmp/" + host, "host");
+  Outcome o = run_ok(shell(job, "echo x > /tmp/" + inside + " && ls /tmp; test -e /tmp/" + host + " && echo leak"));
+  std::filesystem::remove("/tmp/" + host);
+  EXPECT_EQ(o.stdout_text, inside + "\n");
+  EXPECT_FALSE(std::filesystem::exists("/tmp/" + inside));
+}
+
+TEST(SandboxIsolation, OnlyRequestedFdsAreInherited) {
+  TempDir job;
+  int passed = fcntl(open((job / "passed").c_str(), O_WRONLY | O_CREAT, 0644), F_DUPFD, 100);
+  int leaked = fcntl(open((job / "leaked").c_str(), O_WRONLY | O_CREAT, 0644), F_DUPFD, passed + 1);
+  ASSERT_GE(passed, 100);
+  ASSERT_GT(leaked, passed);
+  Request req = make_request(job, {"/usr/bin/bash", "-c", "ls /proc/self/fd; echo through >&" + std::to_string(passed)});
+  req.inherit_fds = {passed};
+  Outcome o = run_ok(req);
+  close(passed);
+  close(leaked);
+  EXPECT_TRUE(o.ok()) << o.stderr_text;
+  std::set<std::string> fds;
+  for (const auto& line : lines(o.stdout_text)) fds.insert(line);
+  // 0-2, the inherited fd, and the directory `ls` itself opened (the lowest free number).
+  EXPECT_EQ(fds, (std::set<std::string>{"0", "1", "2", "3", std::to_string(passed)})) << o.stdout_text;
+  EXPECT_EQ(read_text(job / "passed"), "through\n");
+
+  o = run_ok(shell(job, "cat"));  // stdin is /dev/null: returns at once
+  EXPECT_TRUE(o.ok());
+  EXPECT_EQ(o.stdout_text, "");
+}
+
+TEST(SandboxIsolation, JobDirShadowsAnEarlierBindAtTheSamePath) {
+  TempDir job, other;
+  write_text(job / "from-job", "");
+  write_text(other / "from-bind", "");
+  Request req = shell(job, "ls /job; ls /kwb");
+  req.binds = {{other.path(), "/job", true}, {other.path(), "/kwb", false}};
+  Outcome o = run_ok(req);
+  EXPECT_EQ(o.stdout_text, "from-job\nfrom-bind\n") << o.stderr_text;
+  // The read-only bind really is read-only.
+  req.argv = {"/bin/sh", "-c", "touch /kwb/x"};
+  EXPECT_NE(run_ok(req).exit_code, 0);
+}
+
+TEST(SandboxIsolation, CompilesAndRunsWithGxx) {
+  if (!std::filesystem::exists("/usr/bin/g++")) GTEST_SKIP() << "no /usr/bin/g++";
+  TempDir job;
+  write_text(job / "a.cpp", "#include <cstdio>\nint main() { std::puts(\"compiled-ok\"); return 3; }\n");
+  Outcome c = run_ok(make_request(job, {"g++", "-O2", "a.cpp", "-o", "a"}, compile_profile()));
+  ASSERT_TRUE(c.ok()) << c.stderr_text;
+  Outcome r = run_ok(make_request(job, {"./a"}));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.stdout_text, "compiled-ok\n");
+}
+
+TEST(SandboxIsolation, SeccompDeniesDangerousSyscalls) {
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  TempDir job;
+  // Each line: the syscall's result and errno. Outside a filter ptrace(TRACEME) succeeds,
+  // io_uring_setup(1, NULL) fails with EFAULT and an AF_INET socket can be created.
+  const char* script = R"(
+import ctypes, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def call(*args):
+    r = libc.syscall(*args)
+    return "%d %d" % (r, ctypes.get_errno() if r < 0 else 0)
+print("ptrace", call(101, 0, 0, 0, 0))
+print("io_uring_setup", call(425, 1, None))
+print("unshare", call(272, 0x20000))
+for name, family in (("inet", socket.AF_INET), ("unix", socket.AF_UNIX)):
+    try:
+        socket.socket(family, socket.SOCK_STREAM).close(); print(name, "ok")
+    except OSError as e:
+        print(name, "errno", e.errno)
+)";
+  Outcome o = run_ok(make_request(job, {"/usr/bin/python3", "-c", script}));
+  EXPECT_EQ(o.stdout_text, "ptrace -1 1\nio_uring_setup -1 1\nunshare -1 1\ninet errno 1\nunix ok\n") << o.stderr_text;
+}
+
+}  // namespace
+}  // namespace kwb::sandbox::test
