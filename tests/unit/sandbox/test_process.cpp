@@ -42,9 +42,11 @@ struct ReadyPipe {
 std::string sleepers_script(int count, const std::string& seconds, int fd) {
   std::string start, check;
   for (int i = 0; i < count; ++i) {
-    std::string var = "p" + std::to_string(i);
+    std::string var = "p";
+    var += std::to_string(i);
     start += "sleep " + seconds + " & " + var + "=$!; ";
-    check += (i ? " && " : "") + std::string("[ \"$(readlink /proc/$") + var + "/exe)\" = /usr/bin/sleep ]";
+    if (i) check += " && ";
+    check += "[ \"$(readlink /proc/$" + var + "/exe)\" = /usr/bin/sleep ]";
   }
   return start + "until " + check + "; do :; done; echo ready >&" + std::to_string(fd) + "; wait";
 }
