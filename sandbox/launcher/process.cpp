@@ -22,14 +22,17 @@ using std::chrono::milliseconds;
 bool wait_readable(int fd, milliseconds timeout) {
   auto deadline = clock::now() + timeout;
   for (;;) {
-    auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now()).count();
+    auto left = std::chrono::ceil<milliseconds>(deadline - clock::now()).count();
     pollfd p{fd, POLLIN, 0};
     int rc = poll(&p, 1, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
     if (rc > 0) return true;
-    if (rc == 0) return false;
-    if (errno != EINTR) return false;
+    if (rc < 0 && errno != EINTR) return false;
+    if (left <= 0) return false;
   }
 }
+
+// How long bwrap may take to notice its pid 1 died before it is killed itself.
+constexpr milliseconds k_bwrap_exit_grace{5000};
 
 // Opens a pidfd for `pid` and keeps it only if that process is the pid 1 of the pid namespace
 // bwrap reported (so a recycled pid can never be signalled).
@@ -103,13 +106,19 @@ void Process::Impl::read_status(bool until_eof, milliseconds bound) {
   }
 }
 
-void Process::Impl::kill_locked() {
+void Process::Impl::kill_locked(bool hard) {
   if (reaped) return;
   kill_requested = true;
   read_status(false, milliseconds(0));
+  // Killing pid 1 takes the whole pid namespace with it; bwrap then reaps pid 1 and exits with
+  // 128+9 by itself. Killing bwrap first would orphan pid 1 (--die-with-parent kills it, but the
+  // host's init has to reap it), so bwrap is killed only when pid 1 is not known or when bwrap
+  // does not exit in time.
   if (init_pidfd >= 0) detail::pidfd_kill(init_pidfd);
-  ::kill(-pid, SIGKILL);  // bwrap's group: pid is unreaped, so the group id cannot be recycled
-  detail::pidfd_kill(pidfd);
+  if (init_pidfd < 0 || hard) {
+    ::kill(-pid, SIGKILL);  // bwrap's group: pid is unreaped, so the group id cannot be recycled
+    detail::pidfd_kill(pidfd);
+  }
 }
 
 Process::Process(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -119,7 +128,7 @@ Process::~Process() {
   {
     std::lock_guard lock(m_impl->mutex);
     if (m_impl->outcome) return;
-    m_impl->kill_locked();
+    m_impl->kill_locked(false);
   }
   wait(milliseconds(0));
 }
@@ -134,7 +143,7 @@ bool Process::running() {
 
 void Process::kill() {
   std::lock_guard lock(m_impl->mutex);
-  m_impl->kill_locked();
+  m_impl->kill_locked(false);
 }
 
 Outcome Process::wait(milliseconds timeout) {
@@ -148,6 +157,15 @@ Outcome Process::wait(milliseconds timeout) {
     out.timed_out = true;
     kill();
   }
+  bool killed;
+  {
+    std::lock_guard lock(s.mutex);
+    killed = s.kill_requested;
+  }
+  if (killed && !wait_readable(s.pidfd, k_bwrap_exit_grace)) {
+    std::lock_guard lock(s.mutex);
+    s.kill_locked(true);
+  }
   std::lock_guard lock(s.mutex);
   if (s.outcome) return *s.outcome;  // another thread waited meanwhile
   int status = 0;
@@ -157,9 +175,9 @@ Outcome Process::wait(milliseconds timeout) {
   out.wall_ms = std::chrono::duration<double, std::milli>(clock::now() - s.start).count();
   decode_status(status, out);
   // bwrap is gone, so its status pipe is complete. When bwrap exited on its own it had already
-  // reaped pid 1, and the pid namespace died with it. When it was killed, pid 1 may still live
-  // for a moment (--die-with-parent is asynchronous), so kill it and wait until it is gone: then
-  // no process of the sandbox remains.
+  // reaped pid 1, and the pid namespace died with it. When bwrap itself had to be killed, pid 1
+  // may still live for a moment (--die-with-parent is asynchronous), so kill it and wait until it
+  // is gone: then no process of the sandbox remains.
   s.read_status(true, milliseconds(1000));
   if (s.init_pidfd >= 0) {
     if (s.kill_requested) detail::pidfd_kill(s.init_pidfd);

@@ -42,9 +42,9 @@ struct Process::Impl {
   // Reads what bwrap has written to the status fd; with `until_eof`, waits for end-of-file for at
   // most `bound`. Finds the sandbox's pid 1 from the first report. Call with `mutex` held.
   void read_status(bool until_eof, std::chrono::milliseconds bound);
-  // SIGKILL to the sandbox's pid 1 (taking the pid namespace with it), to bwrap and to bwrap's
-  // process group. Call with `mutex` held.
-  void kill_locked();
+  // SIGKILL to the sandbox's pid 1 (taking the pid namespace with it); also to bwrap and its
+  // process group when `hard` or when pid 1 is not known yet. Call with `mutex` held.
+  void kill_locked(bool hard);
 };
 
 }  // namespace kwb::sandbox

@@ -77,8 +77,9 @@ class Process {
   bool running();
   // Waits until the sandbox exits, killing it when `timeout` passes first (timed_out = true).
   Outcome wait(std::chrono::milliseconds timeout);
-  // Kills the whole sandbox now (SIGKILL to bwrap; --die-with-parent and the pid namespace take
-  // every process inside with it).
+  // Kills the whole sandbox now: SIGKILL to its pid 1, which takes every process of the pid
+  // namespace with it (then bwrap exits); SIGKILL to bwrap itself when pid 1 is not known yet or
+  // bwrap does not exit within 5 s. The next wait() reports signal 9.
   void kill();
 
   struct Impl;

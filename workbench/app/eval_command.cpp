@@ -6,7 +6,7 @@
 #include "app/commands.hpp"
 #include "app/verdict_table.hpp"
 #include "eval/cpu_device.hpp"
-#include "eval/cpu_evaluator.hpp"
+#include "eval/cpu_evaluation.hpp"
 #include "reference_registry.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
@@ -73,7 +73,8 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.keep_job = a.keep_job;
   if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
 
-  auto verdict = eval::evaluate_cpu(*spec, reference::find(spec->op), cand, opt, *device);
+  eval::CpuEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, *device);
+  auto verdict = eval::run_to_verdict(evaluation);
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else

@@ -1,0 +1,162 @@
+#include "eval/cpu_evaluation.hpp"
+
+#include <fmt/format.h>
+
+#include "util/fs.hpp"
+
+namespace kwb::eval {
+
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
+util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const core::Candidate& cand) {
+  std::string names;
+  for (const auto& v : spec.variants) names += (names.empty() ? "" : ", ") + v.name;
+  if (!cand.variant.empty()) {
+    if (auto* v = spec.find_variant(cand.variant)) return v;
+    return util::fail("variant", "op " + spec.op + " has no variant '" + cand.variant + "' (variants: " + names + ")");
+  }
+  if (spec.variants.size() == 1) return &spec.variants[0];
+  const core::Variant* found = nullptr;
+  for (const auto& v : spec.variants)
+    if (cand.source.find(v.entry) != std::string::npos) {
+      if (found) return util::fail("variant", "the source mentions several entry points; pass --variant (" + names + ")");
+      found = &v;
+    }
+  if (!found) return util::fail("variant", "cannot tell which variant the source implements; pass --variant (" + names + ")");
+  return found;
+}
+
+CpuEvaluation::CpuEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand,
+                             EvalOptions opt, CpuDevice device, ProgressFn progress)
+    : m_spec(spec), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)),
+      m_device(std::move(device)), m_progress(std::move(progress)), m_seeds(m_opt.seed),
+      m_start(std::chrono::steady_clock::now()) {
+  m_verdict.candidate = m_cand.id;
+  m_verdict.op = spec.op;
+  m_verdict.backend = "cpu";
+  m_verdict.device = m_device.name + ", " + std::to_string(m_opt.threads) + " thread" + (m_opt.threads == 1 ? "" : "s");
+}
+
+CpuEvaluation::~CpuEvaluation() {
+  m_runner.reset();
+  std::error_code ec;
+  if (!m_job.empty() && !m_opt.keep_job) std::filesystem::remove_all(m_job, ec);
+}
+
+void CpuEvaluation::emit(Stage s, bool finished, std::string detail) {
+  if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
+}
+
+bool CpuEvaluation::fail(core::Status s, std::string reason) {
+  m_verdict.status = s;
+  m_verdict.reason = std::move(reason);
+  m_decided = true;
+  return false;
+}
+
+bool CpuEvaluation::analyze() {
+  // Static analysis (libclang) arrives with its own issue; the stage resolves the variant now.
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::analyze, false);
+  auto variant = choose_variant(m_spec, m_cand);
+  if (!variant) return fail(core::Status::rejected, variant.error().what());
+  m_variant = *variant;
+  m_verdict.variant = m_variant->name;
+  if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  m_verdict.summary.stage_ms["analyze"] = ms_since(t);
+  emit(Stage::analyze, true, "variant " + m_variant->name);
+  return true;
+}
+
+bool CpuEvaluation::compile() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::compile, false);
+  auto toolchain = build::CpuToolchain::detect(m_opt.cxx);
+  if (!toolchain) return fail(core::Status::error, toolchain.error().what());
+  m_toolchain = *toolchain;
+  m_verdict.toolchain = m_toolchain->identity();
+  for (const auto& f : m_toolchain->base_flags()) m_verdict.toolchain += " " + f;
+  for (const auto& f : m_cand.flags) m_verdict.toolchain += " " + f;
+  auto job = util::make_unique_dir(m_opt.workspace / "jobs", "job-");
+  if (!job) return fail(core::Status::error, job.error().what());
+  m_job = *job;
+  build::CompileRequest req{m_cand.source, m_cand.source_name, m_job, m_cand.flags, m_opt.bwrap,
+                            m_opt.compile_timeout_ms};
+  auto compiled = m_toolchain->compile(req);
+  m_verdict.summary.stage_ms["compile"] = ms_since(t);
+  if (!compiled) return fail(core::Status::error, compiled.error().what());
+  m_verdict.diagnostics = compiled->diagnostics;
+  if (!compiled->ok)
+    return fail(compiled->timed_out ? core::Status::time_limit : core::Status::compile_error, compiled->reason);
+  m_object = compiled->object_inside;
+  emit(Stage::compile, true, fmt::format("{}, {:.0f} ms", m_toolchain->identity(), ms_since(t)));
+  return true;
+}
+
+bool CpuEvaluation::start_runner() {
+  auto arena = SharedArena::create();
+  if (!arena) return fail(core::Status::error, arena.error().what());
+  m_arena.emplace(std::move(*arena));
+  RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, 4ll << 30};
+  auto runner = RunnerSession::start(cfg, *m_arena);
+  if (!runner) return fail(core::Status::error, runner.error().what());
+  m_runner = std::move(*runner);
+  if (auto r = m_runner->load(m_object, m_variant->entry); !r) return fail(r.error().status, r.error().reason);
+  return true;
+}
+
+bool CpuEvaluation::validate() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::validate, false);
+  bool ok = start_runner() && run_workloads(false);
+  m_verdict.summary.stage_ms["validate"] = ms_since(t);
+  if (ok) emit(Stage::validate, true);
+  return ok;
+}
+
+bool CpuEvaluation::benchmark() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::benchmark, false);
+  bool ok = run_workloads(true);
+  m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
+  if (m_runner) m_runner->finish();
+  if (ok) emit(Stage::benchmark, true);
+  return ok;
+}
+
+bool CpuEvaluation::decide() {
+  // Comparison with the incumbent's tuning records arrives with the library issue.
+  emit(Stage::decide, false);
+  int tests = 0, checks = 0;
+  const core::WorkloadResult* slowest = nullptr;
+  for (const auto& w : m_verdict.workloads) {
+    checks += w.checks;
+    if (w.kind == "test") ++tests;
+    if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
+  }
+  m_verdict.status = core::Status::accepted;
+  m_verdict.reason = fmt::format("correct on {} test and {} bench workloads ({} checks on fresh inputs)", tests,
+                                 m_verdict.workloads.size() - size_t(tests), checks);
+  if (slowest && slowest->roofline && slowest->roofline->pct_bw)
+    m_verdict.reason += fmt::format("; {}: median {:.3f} ms, {:.0f}% of calibrated bandwidth", slowest->name,
+                                    slowest->time->median_ns / 1e6, *slowest->roofline->pct_bw);
+  m_decided = true;
+  emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
+  return true;
+}
+
+core::Verdict CpuEvaluation::verdict() {
+  core::Verdict v = m_verdict;
+  if (!m_decided) {
+    v.status = core::Status::error;
+    v.reason = "evaluation did not finish";
+  }
+  v.summary.wall_ms = ms_since(m_start);
+  return v;
+}
+
+}  // namespace kwb::eval

@@ -1,0 +1,61 @@
+#pragma once
+// The CPU backend's Evaluation: compile in the sandbox (compile profile), then validate every
+// test workload under every distribution and every bench workload on fresh secret seeds, then
+// time the bench workloads, all in one sandboxed kwb-runner session.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "build/cpu_toolchain.hpp"
+#include "eval/arena.hpp"
+#include "eval/cpu_device.hpp"
+#include "eval/evaluation.hpp"
+#include "eval/runner_client.hpp"
+#include "eval/seeds.hpp"
+
+namespace kwb::eval {
+
+// The variant a candidate implements: the one named, else the only one, else the one whose
+// entry symbol the source mentions. Errors say which variants exist.
+util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const core::Candidate& cand);
+
+class CpuEvaluation : public Evaluation {
+ public:
+  CpuEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand, EvalOptions opt,
+                CpuDevice device, ProgressFn progress = {});
+  ~CpuEvaluation() override;
+
+  bool analyze() override;
+  bool compile() override;
+  bool validate() override;
+  bool benchmark() override;
+  bool decide() override;
+  core::Verdict verdict() override;
+  std::string device_key() const override { return m_device.id; }
+
+ private:
+  bool fail(core::Status s, std::string reason);
+  bool start_runner();
+  bool run_workloads(bool bench);
+  void emit(Stage s, bool finished, std::string detail = {});
+
+  const core::Spec& m_spec;
+  core::ReferenceFn m_reference;
+  core::Candidate m_cand;
+  EvalOptions m_opt;
+  CpuDevice m_device;
+  ProgressFn m_progress;
+  const core::Variant* m_variant = nullptr;
+  std::optional<build::CpuToolchain> m_toolchain;
+  std::filesystem::path m_job;
+  std::string m_object;  // shared object path inside the sandbox
+  std::optional<SharedArena> m_arena;
+  std::unique_ptr<RunnerSession> m_runner;
+  SeedSource m_seeds;
+  core::Verdict m_verdict;
+  bool m_decided = false;
+  std::chrono::steady_clock::time_point m_start;
+};
+
+}  // namespace kwb::eval

@@ -1,0 +1,48 @@
+#pragma once
+// One candidate's evaluation as a sequence of stages (DESIGN §3: analyze -> compile -> validate
+// -> benchmark -> decide). Each backend (cpu now; cuda, cuda-launcher later) implements it, so
+// `kwb eval` runs the stages back to back and the daemon can run compile on its compile pool and
+// validate + benchmark in the device's exclusive benchmark slot.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/candidate.hpp"
+#include "core/reference.hpp"
+#include "core/spec.hpp"
+#include "core/verdict.hpp"
+#include "eval/options.hpp"
+
+namespace kwb::eval {
+
+enum class Stage { analyze, compile, validate, benchmark, decide };
+std::string_view stage_name(Stage s);
+
+// Progress for a live view (CLI lines, SSE events): a stage started or finished.
+struct StageEvent {
+  Stage stage;
+  bool finished = false;
+  std::string detail;  // e.g. "g++ 12.2.0, 412 ms" or "workload 17x33 ok"
+};
+using ProgressFn = std::function<void(const StageEvent&)>;
+
+class Evaluation {
+ public:
+  virtual ~Evaluation() = default;
+  // Every stage returns false when the verdict is already decided (the remaining stages are
+  // skipped). None throws for anything the candidate does.
+  virtual bool analyze() = 0;
+  virtual bool compile() = 0;
+  virtual bool validate() = 0;
+  virtual bool benchmark() = 0;
+  virtual bool decide() = 0;
+  // The verdict so far (final after decide() or after a stage returned false).
+  virtual core::Verdict verdict() = 0;
+  // Key of the device whose exclusive benchmark slot validate() and benchmark() need.
+  virtual std::string device_key() const = 0;
+};
+
+// Runs every stage in order and returns the verdict (what `kwb eval` does).
+core::Verdict run_to_verdict(Evaluation& e);
+
+}  // namespace kwb::eval

@@ -1,0 +1,128 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "eval/benchmark.hpp"
+#include "eval/cpu_evaluation.hpp"
+#include "eval/harness.hpp"
+#include "spec/expr.hpp"
+
+namespace kwb::eval {
+
+namespace {
+
+bool runs_on(const core::Workload& w, const std::string& backend) {
+  if (w.backends.empty()) return true;
+  for (const auto& b : w.backends)
+    if (b == backend) return true;
+  return false;
+}
+
+// Physics floor: no kernel moves its compulsory bytes faster than this multiple of the
+// calibrated one-thread copy bandwidth (caches are flushed before every sample).
+constexpr double k_floor_bandwidth_factor = 4.0;
+
+core::RooflineResult roofline(const core::Variant& variant, const CpuDevice& device, const core::Workload& w,
+                              double median_ns) {
+  core::RooflineResult r;
+  spec::Env env(w.params.begin(), w.params.end());
+  if (auto b = spec::evaluate(variant.roofline.bytes, env)) r.bytes = double(*b);
+  if (auto f = spec::evaluate(variant.roofline.flops, env)) r.flops = double(*f);
+  if (median_ns > 0 && device.copy_bytes_per_s > 0)
+    r.pct_bw = r.bytes / (median_ns * 1e-9) / device.copy_bytes_per_s * 100.0;
+  return r;
+}
+
+size_t output_elements(const WorkloadHarness& h) {
+  size_t n = 0;
+  for (const auto& s : h.slots())
+    if (s.role != core::Role::in) n += s.count;
+  return n;
+}
+
+// Validates (and for bench workloads times) every workload; false when the verdict is decided.
+// A wrong result on a test workload does not stop the others (their table helps the author);
+// the reason quotes the largest failing workload, where the pattern of a bug is clearest.
+// Crashes, hangs and sandbox failures stop at once.
+}  // namespace
+
+bool CpuEvaluation::run_workloads(bool bench) {
+  SharedArena& arena = *m_arena;
+  RunnerSession& runner = *m_runner;
+  const auto& list = bench ? m_spec.bench_workloads : m_spec.test_workloads;
+  struct Wrong {
+    size_t elements;
+    std::string reason;
+  };
+  std::vector<Wrong> wrong;
+  size_t considered = 0;
+  for (const auto& w : list) {
+    if (!runs_on(w, "cpu")) continue;
+    ++considered;
+    core::WorkloadResult& res = m_verdict.workloads.emplace_back();
+    res.name = w.name;
+    res.kind = bench ? "bench" : "test";
+    res.params = w.params;
+    WorkloadHarness h(m_spec, *m_variant, m_reference, arena, runner, w, res);
+    // Returns true when evaluation may go on with the next workload.
+    auto record = [&](const CheckFailure& f) {
+      res.correct = false;
+      if (f.status == core::Status::incorrect && !bench) {
+        wrong.push_back({output_elements(h), f.reason});
+        return true;
+      }
+      fail(f.status, f.reason);
+      return false;
+    };
+    if (auto f = h.prepare()) {
+      fail(f->status, f->reason);
+      return false;
+    }
+    // Test workloads: every distribution; bench workloads: the first (realistic) one.
+    size_t ndist = bench ? 1 : m_spec.distributions.size();
+    bool failed = false;
+    for (size_t d = 0; d < ndist && !failed; ++d) {
+      h.load_inputs(m_spec.distributions[d], m_seeds.next());
+      std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
+      if (!f) f = h.check_determinism(m_seeds.next());
+      if (f) {
+        if (!record(*f)) return false;
+        failed = true;
+      }
+    }
+    if (failed || !bench || !m_opt.benchmark) continue;
+    BenchmarkConfig cfg;
+    cfg.budget_ms = m_opt.time_budget_ms;
+    cfg.flush_bytes = m_device.llc_bytes * 2;
+    cfg.command_timeout_ms = m_opt.run_timeout_ms;
+    RelativeStderrCriterion criterion;
+    core::TimeStats stats;
+    auto fresh = [&] {
+      h.load_inputs(m_spec.distributions[0], m_seeds.next());
+      arena.arm_guards(m_seeds.next());
+    };
+    arena.arm_guards(m_seeds.next());
+    if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return record(*f);
+    res.time = stats;
+    res.roofline = roofline(*m_variant, m_device, w, stats.median_ns);
+    double floor_ns = res.roofline->bytes / (m_device.copy_bytes_per_s * k_floor_bandwidth_factor) * 1e9;
+    if (m_device.copy_bytes_per_s > 0 && stats.median_ns < floor_ns) {
+      res.correct = false;
+      fail(core::Status::rejected,
+           fmt::format("workload {}: median {:.0f} ns is physically impossible: moving {:.0f} bytes needs at least "
+                       "{:.0f} ns at {:.1f}x the calibrated bandwidth of {:.2f} GB/s (is work skipped or done "
+                       "outside the timed call?)",
+                       w.name, stats.median_ns, res.roofline->bytes, floor_ns, k_floor_bandwidth_factor,
+                       m_device.copy_bytes_per_s / 1e9));
+      return false;
+    }
+  }
+  if (wrong.empty()) return true;
+  auto worst = std::max_element(wrong.begin(), wrong.end(),
+                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
+  fail(core::Status::incorrect,
+       fmt::format("wrong on {} of {} test workloads; {}", wrong.size(), considered, worst->reason));
+  return false;
+}
+
+}  // namespace kwb::eval
