@@ -1,12 +1,14 @@
 // A started sandbox: waiting with a deadline, killing the whole tree, reporting the Outcome.
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "launcher/process_impl.hpp"
@@ -31,17 +33,24 @@ bool wait_readable(int fd, milliseconds timeout) {
   }
 }
 
+constexpr int k_p_pidfd = 3;  // P_PIDFD of <linux/wait.h>; glibc 2.36's idtype_t lacks it
+
 // How long bwrap may take to notice its pid 1 died before it is killed itself.
 constexpr milliseconds k_bwrap_exit_grace{5000};
 
-// Opens a pidfd for `pid` and keeps it only if that process is the pid 1 of the pid namespace
-// bwrap reported (so a recycled pid can never be signalled).
-int open_verified_init(pid_t pid, uint64_t pid_ns) {
+// Opens a pidfd for `pid` and keeps it only if that process is a child of bwrap (`bwrap_pid`,
+// which we have not reaped, so neither pid can have been recycled). bwrap forks exactly one
+// child, the sandbox's pid 1. Unlike /proc/PID/ns/pid this still works while pid 1 is exiting.
+int open_verified_init(pid_t pid, pid_t bwrap_pid) {
   int fd = detail::pidfd_open(pid);
   if (fd < 0) return -1;
-  struct stat st{};
-  std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
-  if (stat(ns.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != pid_ns) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto paren = stat.rfind(')');  // "pid (comm) state ppid ...": comm may hold anything
+  char state = 0;
+  long ppid = -1;
+  if (paren == std::string::npos || std::sscanf(stat.c_str() + paren + 1, " %c %ld", &state, &ppid) != 2 ||
+      ppid != bwrap_pid) {
     close(fd);
     return -1;
   }
@@ -76,18 +85,19 @@ Process::Impl::~Impl() {
   }
 }
 
-void Process::Impl::read_status(bool until_eof, milliseconds bound) {
+void Process::Impl::read_status(Until until, milliseconds bound) {
   auto deadline = clock::now() + bound;
+  auto done = [&] { return until == Until::report && status_text.find('\n') != std::string::npos; };
   char buf[4096];
-  while (status_fd >= 0) {
+  while (status_fd >= 0 && !done()) {
     ssize_t n = read(status_fd, buf, sizeof buf);
     if (n > 0) {
       status_text.append(buf, static_cast<size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN && until_eof) {
-      auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+    if (n < 0 && errno == EAGAIN && until != Until::now) {
+      auto left = std::chrono::ceil<milliseconds>(deadline - clock::now());
       if (left.count() > 0 && wait_readable(status_fd, left)) continue;
     }
     if (n == 0 || (n < 0 && errno != EAGAIN)) {  // end-of-file: bwrap is gone
@@ -96,20 +106,20 @@ void Process::Impl::read_status(bool until_eof, milliseconds bound) {
     }
     break;
   }
-  // The first line is {"child-pid": N, ..., "pid-namespace": M, ...}, written right after clone.
+  // The first line is {"child-pid": N, ...}, written by bwrap right after it cloned pid 1.
   auto newline = status_text.find('\n');
   if (status_parsed || newline == std::string::npos) return;
   status_parsed = true;
   auto report = nlohmann::json::parse(status_text.substr(0, newline), nullptr, false);
-  if (report.is_object() && report.contains("child-pid") && report.contains("pid-namespace")) {
-    init_pidfd = open_verified_init(report["child-pid"].get<pid_t>(), report["pid-namespace"].get<uint64_t>());
+  if (report.is_object() && report.contains("child-pid") && report["child-pid"].is_number_integer()) {
+    init_pidfd = open_verified_init(report["child-pid"].get<pid_t>(), pid);
   }
 }
 
 void Process::Impl::kill_locked(bool hard) {
   if (reaped) return;
   kill_requested = true;
-  read_status(false, milliseconds(0));
+  read_status(Until::now, milliseconds(0));
   // Killing pid 1 takes the whole pid namespace with it; bwrap then reaps pid 1 and exits with
   // 128+9 by itself. Killing bwrap first would orphan pid 1 (--die-with-parent kills it, but the
   // host's init has to reap it), so bwrap is killed only when pid 1 is not known or when bwrap
@@ -178,10 +188,17 @@ Outcome Process::wait(milliseconds timeout) {
   // reaped pid 1, and the pid namespace died with it. When bwrap itself had to be killed, pid 1
   // may still live for a moment (--die-with-parent is asynchronous), so kill it and wait until it
   // is gone: then no process of the sandbox remains.
-  s.read_status(true, milliseconds(1000));
+  //
+  // bwrap's monitor learns pid 1's exit status over an eventfd and exits without reaping it, so
+  // pid 1 is briefly re-parented to the host's init. If that is us (the daemon runs as pid 1 in a
+  // container, or is a subreaper), reap it here; otherwise waitid fails with ECHILD, harmlessly.
+  s.read_status(Until::eof, milliseconds(1000));
   if (s.init_pidfd >= 0) {
     if (s.kill_requested) detail::pidfd_kill(s.init_pidfd);
-    wait_readable(s.init_pidfd, milliseconds(10'000));
+    if (wait_readable(s.init_pidfd, milliseconds(10'000))) {
+      siginfo_t info{};
+      waitid(static_cast<idtype_t>(k_p_pidfd), static_cast<id_t>(s.init_pidfd), &info, WEXITED | WNOHANG);
+    }
   }
   if (s.drain) {  // null only when spawn() failed to start the drain thread
     s.drain->finish(milliseconds(2000));

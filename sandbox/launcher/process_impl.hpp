@@ -39,9 +39,12 @@ struct Process::Impl {
   std::optional<Outcome> outcome;
 
   ~Impl();
-  // Reads what bwrap has written to the status fd; with `until_eof`, waits for end-of-file for at
-  // most `bound`. Finds the sandbox's pid 1 from the first report. Call with `mutex` held.
-  void read_status(bool until_eof, std::chrono::milliseconds bound);
+  // Reads what bwrap has written to the status fd, waiting at most `bound` for the first report
+  // line or for end-of-file (bwrap gone). Finds the sandbox's pid 1 from the first report, which
+  // must happen while bwrap is alive: spawn() waits for it. Call with `mutex` held (or before the
+  // Process is shared).
+  enum class Until { now, report, eof };
+  void read_status(Until until, std::chrono::milliseconds bound);
   // SIGKILL to the sandbox's pid 1 (taking the pid namespace with it); also to bwrap and its
   // process group when `hard` or when pid 1 is not known yet. Call with `mutex` held.
   void kill_locked(bool hard);

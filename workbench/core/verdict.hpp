@@ -21,6 +21,7 @@ struct Diagnostic {
   int line = 0, col = 0;
   std::string severity;  // "error" | "warning" | "note"
   std::string message;
+  std::string rule;      // analysis rule id (e.g. "entry-signature"); empty for compiler output
 };
 
 struct Mismatch {

@@ -75,7 +75,8 @@ nlohmann::json to_json(const Verdict& v) {
   j["diagnostics"] = nlohmann::json::array();
   for (const auto& d : v.diagnostics)
     j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
-                                {"severity", d.severity}, {"message", d.message}});
+                                {"severity", d.severity}, {"message", d.message},
+                                {"rule", d.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.rule)}});
   j["workloads"] = nlohmann::json::array();
   for (const auto& w : v.workloads) j["workloads"].push_back(to_json(w));
   j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},

@@ -2,7 +2,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+
+#include <thread>
 
 #include "sandbox_test_util.hpp"
 
@@ -230,6 +233,43 @@ TEST(SandboxRun, LeavesNoFdsThreadsOrChildren) {
   EXPECT_EQ(count_entries("/proc/self/task"), threads);
   EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(SandboxRun, ManyThreadsCanRunSandboxesAtOnce) {
+  TempDir job;
+  constexpr int k_threads = 4, k_runs = 5;
+  std::vector<std::string> errors(k_threads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_threads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < k_runs; ++i) {
+        std::string word = "t";
+        word += std::to_string(t) + "-" + std::to_string(i);
+        auto o = run(shell(job, "echo " + word + "; echo " + word + " >&2"));
+        if (!o || o->stdout_text != word + "\n" || o->stderr_text != word + "\n" || !o->ok() || o->wall_ms > 2000) {
+          errors[t] += word + (o ? " got '" + o->stdout_text + "' in " + std::to_string(o->wall_ms) + " ms; "
+                                 : ": " + o.error().what() + "; ");
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+}
+
+TEST(SandboxRun, ReapsTheSandboxInitWhenItIsReparentedToUs) {
+  // bwrap exits without reaping its pid 1; a daemon that is pid 1 or a subreaper inherits it.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  TempDir job;
+  for (int i = 0; i < 3; ++i) run_ok(shell(job, "true"));
+  auto p = spawn(shell(job, "while :; do :; done"));
+  ASSERT_TRUE(p);
+  (*p)->kill();
+  EXPECT_EQ((*p)->wait(std::chrono::seconds(20)).signal, SIGKILL);
+  errno = 0;
+  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1) << "a zombie was left to us";
+  EXPECT_EQ(errno, ECHILD);
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 }  // namespace
