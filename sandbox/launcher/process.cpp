@@ -120,10 +120,9 @@ void Process::Impl::kill_locked(bool hard) {
   if (reaped) return;
   kill_requested = true;
   read_status(Until::now, milliseconds(0));
-  // Killing pid 1 takes the whole pid namespace with it; bwrap then reaps pid 1 and exits with
-  // 128+9 by itself. Killing bwrap first would orphan pid 1 (--die-with-parent kills it, but the
-  // host's init has to reap it), so bwrap is killed only when pid 1 is not known or when bwrap
-  // does not exit in time.
+  // Killing pid 1 takes the whole pid namespace with it; bwrap sees it die and exits with 128+9
+  // by itself. Killing bwrap first would leave pid 1 to --die-with-parent, asynchronously, so
+  // bwrap is killed only when pid 1 is not known or when bwrap does not exit in time.
   if (init_pidfd >= 0) detail::pidfd_kill(init_pidfd);
   if (init_pidfd < 0 || hard) {
     ::kill(-pid, SIGKILL);  // bwrap's group: pid is unreaped, so the group id cannot be recycled
@@ -184,15 +183,14 @@ Outcome Process::wait(milliseconds timeout) {
   s.reaped = true;
   out.wall_ms = std::chrono::duration<double, std::milli>(clock::now() - s.start).count();
   decode_status(status, out);
-  // bwrap is gone, so its status pipe is complete. When bwrap exited on its own it had already
-  // reaped pid 1, and the pid namespace died with it. When bwrap itself had to be killed, pid 1
-  // may still live for a moment (--die-with-parent is asynchronous), so kill it and wait until it
-  // is gone: then no process of the sandbox remains.
-  //
-  // bwrap's monitor learns pid 1's exit status over an eventfd and exits without reaping it, so
-  // pid 1 is briefly re-parented to the host's init. If that is us (the daemon runs as pid 1 in a
-  // container, or is a subreaper), reap it here; otherwise waitid fails with ECHILD, harmlessly.
-  s.read_status(Until::eof, milliseconds(1000));
+  // bwrap is gone, so its status pipe is complete. bwrap's monitor learns pid 1's exit status
+  // over an eventfd and exits without waiting for it, so pid 1 may still be tearing down the pid
+  // namespace — or, when bwrap itself had to be killed, still running (--die-with-parent is
+  // asynchronous). Kill it if we were killing, and wait until it has exited: pid 1 finishes
+  // exiting only after every other process of its namespace, so then nothing of the sandbox
+  // remains. It is re-parented to the host's init; if that is us (the daemon runs as pid 1 in a
+  // container, or is a subreaper), reap it here, otherwise waitid fails with ECHILD, harmlessly.
+  s.read_status(Impl::Until::eof, milliseconds(1000));
   if (s.init_pidfd >= 0) {
     if (s.kill_requested) detail::pidfd_kill(s.init_pidfd);
     if (wait_readable(s.init_pidfd, milliseconds(10'000))) {

@@ -218,11 +218,12 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
     return util::fail(k_where, "pidfd_open failed: " + errno_text(err));
   }
   impl->status_fd = status_r.release();
-  // bwrap reports pid 1 right after cloning it (a few ms); learn it while bwrap is alive.
-  impl->read_status(Process::Impl::Until::report, std::chrono::seconds(10));
   Process::Impl& state = *impl;
   auto process = std::make_unique<Process>(std::move(impl));  // from here on, kills on unwind
   state.drain = std::make_unique<detail::OutputDrain>(out_r.release(), err_r.release(), req.profile.output_bytes);
+  // bwrap reports pid 1 right after cloning it (a few ms); learn it while bwrap is alive. The
+  // Process is not shared yet, so no lock is needed.
+  state.read_status(Process::Impl::Until::report, std::chrono::seconds(10));
   return process;
 }
 

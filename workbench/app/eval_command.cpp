@@ -1,12 +1,15 @@
 // kwb eval SOURCE --op OP: evaluate one candidate file locally and print its verdict.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 #include <iostream>
 
 #include "app/commands.hpp"
 #include "app/verdict_table.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/cpu_evaluation.hpp"
+#include "eval/cuda_evaluation.hpp"
 #include "reference_registry.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
@@ -17,7 +20,8 @@ namespace kwb::app {
 namespace {
 
 struct EvalArgs {
-  std::string source, op, variant, backend = "cpu";
+  std::string source, op, variant, backend;  // backend empty: cuda for .cu files, else cpu
+  std::string gpu_arch;
   uint64_t seed = 0;
   bool json = false, no_bench = false, keep_job = false;
   std::vector<std::string> flags;
@@ -33,9 +37,11 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   if (!std::filesystem::is_regular_file(a.source, ec)) return usage_error("no such file: " + a.source);
   auto source = util::read_file(a.source);
   if (!source) return usage_error(source.error().what());
-  if (a.backend != "cpu")
-    return usage_error("backend '" + a.backend + "' is not available in this build yet (cpu only; CUDA comes with the "
-                       "CUDA backend)");
+  std::string backend = !a.backend.empty() ? a.backend
+                        : std::filesystem::path(a.source).extension() == ".cu" ? "cuda"
+                                                                              : "cpu";
+  if (backend != "cpu" && backend != "cuda")
+    return usage_error("backend '" + backend + "' is not available in this build (cpu, cuda; cuda-launcher comes later)");
   auto catalog = spec::Catalog::load(settings.get("specs-dir"));
   if (!catalog) return usage_error(catalog.error().what());
   const core::Spec* spec = catalog->find(a.op);
@@ -47,14 +53,12 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   std::filesystem::path workspace = settings.get("workspace");
   auto db = store::Database::open(workspace / "kwb.db");
   if (!db) return usage_error(db.error().what());
-  auto device = eval::cpu_device(*db);
-  if (!device) return usage_error(device.error().what());
 
   core::Candidate cand;
   cand.id = a.source;
   cand.op = a.op;
   cand.variant = a.variant;
-  cand.backend = a.backend;
+  cand.backend = backend;
   cand.source = *source;
   cand.source_name = std::filesystem::path(a.source).filename().string();
   cand.flags = a.flags;
@@ -73,8 +77,25 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.keep_job = a.keep_job;
   if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
 
-  eval::CpuEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, *device);
-  auto verdict = eval::run_to_verdict(evaluation);
+  core::Verdict verdict;
+  if (backend == "cuda") {
+    // The GPU helpers live beside kwb-runner (and kwb).
+    auto helpers = opt.runner.parent_path();
+    eval::CudaOptions cuda;
+    cuda.gpu_runner = helpers / "kwb-gpu-runner";
+    cuda.nvrtc_worker = helpers / "kwb-nvrtc-worker";
+    cuda.gpu_arch = a.gpu_arch;
+    cuda.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
+    auto device = eval::cuda_device(*db, {cuda.gpu_runner, opt.bwrap, workspace, 120000});
+    if (!device) return usage_error(device.error().what());
+    eval::CudaEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, cuda, *device);
+    verdict = eval::run_to_verdict(evaluation);
+  } else {
+    auto device = eval::cpu_device(*db);
+    if (!device) return usage_error(device.error().what());
+    eval::CpuEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, *device);
+    verdict = eval::run_to_verdict(evaluation);
+  }
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else
@@ -88,10 +109,15 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   auto args = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("eval", "Evaluate one candidate file: compile and run it in the sandbox, check it "
                                          "against the spec's reference on fresh inputs, time it, print the verdict");
-  cmd->add_option("source", args->source, "Candidate source file (C++ with the spec's extern \"C\" entry)")->required();
+  cmd->add_option("source", args->source,
+                  "Candidate source file: C++ with the spec's extern \"C\" entry (cpu), or .cu with extern \"C\" "
+                  "__global__ kernels and a // kwb:launch plan (cuda, docs/cuda.md)")
+      ->required();
   cmd->add_option("--op", args->op, "Operator spec to check against (see `kwb specs`)")->required();
   cmd->add_option("--variant", args->variant, "Spec variant (default: inferred from the entry symbol)");
-  cmd->add_option("--backend", args->backend, "cpu (CUDA backends come with the CUDA issue)")->default_val("cpu");
+  cmd->add_option("--backend", args->backend, "cpu or cuda (default: cuda for .cu files, else cpu)");
+  cmd->add_option("--gpu-arch", args->gpu_arch, "NVRTC target for cuda candidates, e.g. sm_90a (default: the GPU's; "
+                                                "sm_90a without one)");
   cmd->add_option("--seed", args->seed, "Fixed seed for reproducible inputs (default: secret seeds)");
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");

@@ -27,7 +27,7 @@ std::string read_version(const std::filesystem::path& cxx) {
 }  // namespace
 
 util::Result<CpuToolchain> CpuToolchain::detect(const std::string& cxx) {
-  std::filesystem::path path = cxx.find('/') == std::string::npos ? "/usr/bin/" + cxx : cxx;
+  std::filesystem::path path = std::filesystem::path(cxx.find('/') == std::string::npos ? "/usr/bin/" + cxx : cxx).lexically_normal();
   if (!path.string().starts_with("/usr/"))
     return util::fail("cxx", "compiler '" + cxx + "' must live under /usr (the sandbox binds only /usr)");
   std::error_code ec;

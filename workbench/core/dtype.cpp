@@ -94,12 +94,22 @@ double load_as_double(const void* data, DType t, size_t i) {
   return 0;
 }
 
+// double -> float rounding to odd: rounding that float again to a narrower type then gives the
+// correctly rounded (nearest-even) result of the double, with no double-rounding error.
+static float to_float_round_odd(double v) {
+  float f = float(v);
+  if (!std::isfinite(v) || double(f) == v) return f;
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  if (std::fabs(double(f)) > std::fabs(v)) u -= 1;  // rounded away from zero: step back
+  return std::bit_cast<float>(u | 1);
+}
+
 void store_from_double(void* data, DType t, size_t i, double v) {
   switch (t) {
     case DType::f32: static_cast<float*>(data)[i] = float(v); break;
     case DType::f64: static_cast<double*>(data)[i] = v; break;
-    case DType::bf16: static_cast<uint16_t*>(data)[i] = float_to_bf16(float(v)); break;
-    case DType::f16: static_cast<uint16_t*>(data)[i] = float_to_f16(float(v)); break;
+    case DType::bf16: static_cast<uint16_t*>(data)[i] = float_to_bf16(to_float_round_odd(v)); break;
+    case DType::f16: static_cast<uint16_t*>(data)[i] = float_to_f16(to_float_round_odd(v)); break;
     case DType::i32: static_cast<int32_t*>(data)[i] = int32_t(v); break;
     case DType::u32: static_cast<uint32_t*>(data)[i] = uint32_t(v); break;
     case DType::i64: static_cast<int64_t*>(data)[i] = int64_t(v); break;

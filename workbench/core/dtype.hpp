@@ -15,7 +15,7 @@ std::optional<DType> parse_dtype(std::string_view name);  // "f32", "bf16", "u8"
 bool dtype_is_integer(DType t);
 // Element i of a buffer of type t, widened to double (bf16/f16 decoded exactly).
 double load_as_double(const void* data, DType t, size_t i);
-// Rounds v to type t and stores element i (round-to-nearest-even for bf16/f16).
+// Rounds v to type t (round-to-nearest-even, also for bf16/f16) and stores element i.
 void store_from_double(void* data, DType t, size_t i, double v);
 // bf16 helpers (bits <-> float), used by references and input generation.
 float bf16_to_float(uint16_t bits);

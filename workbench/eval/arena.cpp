@@ -108,9 +108,9 @@ std::optional<std::string> SharedArena::check_guards() const {
   return std::nullopt;
 }
 
-void SharedArena::poison_outputs() {
+void SharedArena::poison_outputs(unsigned char byte) {
   for (const auto& s : m_slots)
-    if (s.role != core::Role::in) std::memset(m_base + s.offset, 0xff, s.bytes);
+    if (s.role != core::Role::in) std::memset(m_base + s.offset, byte, s.bytes);
 }
 
 }  // namespace kwb::eval

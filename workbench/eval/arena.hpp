@@ -40,7 +40,10 @@ class SharedArena {
   void arm_guards(uint64_t seed);
   // Describes the first guard byte changed since arm_guards ("wrote 12 bytes past the end of y").
   std::optional<std::string> check_guards() const;
-  void poison_outputs();  // 0xFF bytes: NaN for floats, all-ones for integers
+  // Fills every output byte with `byte`: 0xFF (NaN, all-ones) by default; 0x7F (a large finite
+  // float, a large integer) for the second run, so an element left unwritten fails even where
+  // the expected value is NaN.
+  void poison_outputs(unsigned char byte = 0xff);
 
  private:
   SharedArena() = default;

@@ -18,11 +18,11 @@ std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t>& shape) {
 
 namespace {
 
-bool is_poison(const void* data, core::DType t, size_t i) {
+bool is_poison(const void* data, core::DType t, size_t i, unsigned char poison) {
   size_t n = core::dtype_size(t);
   const auto* p = static_cast<const unsigned char*>(data) + i * n;
   for (size_t k = 0; k < n; ++k)
-    if (p[k] != 0xff) return false;
+    if (p[k] != poison) return false;
   return true;
 }
 
@@ -40,7 +40,7 @@ bool within(double got, double want, const core::Tolerance& tol, double& abs_err
   }
   abs_err = std::fabs(got - want);
   rel_err = want != 0 ? abs_err / std::fabs(want) : (abs_err == 0 ? 0 : INFINITY);
-  if (tol.exact) return got == want && std::signbit(got) == std::signbit(want);
+  if (tol.exact || (tol.atol == 0 && tol.rtol == 0)) return got == want && std::signbit(got) == std::signbit(want);
   return abs_err <= tol.atol + tol.rtol * std::fabs(want);
 }
 
@@ -48,7 +48,7 @@ bool within(double got, double want, const core::Tolerance& tol, double& abs_err
 
 Comparison compare_output(const void* got, core::DType dtype, const std::vector<double>& want,
                           const core::Tolerance& tol, const std::vector<int64_t>& shape,
-                          const std::string& tensor) {
+                          const std::string& tensor, unsigned char poison) {
   Comparison c;
   const int64_t row_len = shape.size() >= 2 ? int64_t(want.size()) / std::max<int64_t>(shape[0], 1) : 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -59,10 +59,10 @@ Comparison compare_output(const void* got, core::DType dtype, const std::vector<
     else if (!ok) c.max_abs_err = INFINITY;
     // Relative error means little where the expected value is below the absolute tolerance.
     if (std::isfinite(r) && std::fabs(want[i]) > tol.atol) c.max_rel_err = std::max(c.max_rel_err, r);
-    else if (!ok) c.max_rel_err = INFINITY;
+    else if (!ok && !std::isfinite(r)) c.max_rel_err = INFINITY;
     if (ok) continue;
     ++c.mismatches;
-    if (is_poison(got, dtype, i)) ++c.poisoned;
+    if (is_poison(got, dtype, i, poison)) ++c.poisoned;
     if (c.first_bad < 0) {
       c.first_bad = int64_t(i);
       c.first = core::Mismatch{tensor, unravel(int64_t(i), shape), g, want[i]};
@@ -86,8 +86,8 @@ std::string describe_mismatch(const Comparison& c, const core::Tolerance& tol, s
   // Hints from the shape of the failure.
   if (c.poisoned == c.mismatches)
     s += fmt::format("; {} never written (still the poison pattern)", c.mismatches == 1 ? "it was" : "they were");
-  if (shape.size() >= 2 && shape[0] > 1 && !c.bad_rows.empty() && c.bad_rows.front() >= 1 &&
-      int64_t(c.bad_rows.size()) >= shape[0] - 1)
+  const int64_t row_len = shape.size() >= 2 && shape[0] > 0 ? int64_t(count) / shape[0] : 0;
+  if (row_len > 0 && shape[0] > 1 && c.first_bad == row_len && c.mismatches == int64_t(count) - row_len)
     s += "; only row 0 is right: are the other rows computed?";
   else if (c.first_bad > 0 && c.last_bad == int64_t(count) - 1 && c.mismatches == int64_t(count) - c.first_bad &&
            c.mismatches <= 128)

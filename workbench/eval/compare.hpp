@@ -22,9 +22,11 @@ struct Comparison {
   bool ok() const { return mismatches == 0; }
 };
 
+// `poison` is the byte the output was filled with before the call (to count unwritten elements).
+// A tolerance of atol = rtol = 0 is exact, including the sign of zero.
 Comparison compare_output(const void* got, core::DType dtype, const std::vector<double>& want,
                           const core::Tolerance& tol, const std::vector<int64_t>& shape,
-                          const std::string& tensor);
+                          const std::string& tensor, unsigned char poison = 0xff);
 
 // A sentence a person (or a model) can act on, e.g. "output y: 31 of 4096 elements wrong ...".
 std::string describe_mismatch(const Comparison& c, const core::Tolerance& tol, size_t count,

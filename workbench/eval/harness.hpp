@@ -31,12 +31,12 @@ class WorkloadHarness {
   // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs.
   void load_inputs(const core::Distribution& dist, uint64_t seed);
   // Poisons outputs, arms guards, calls the kernel once and verifies.
-  std::optional<CheckFailure> run_and_verify(uint64_t guard_seed);
+  std::optional<CheckFailure> run_and_verify(uint64_t guard_seed, unsigned char poison = 0xff);
   // Runs again on the same inputs: outputs must be identical (or within tolerance when the spec
   // allows nondeterminism).
   std::optional<CheckFailure> check_determinism(uint64_t guard_seed);
   // Verifies what the arena holds now (after a call or a timing batch).
-  std::optional<CheckFailure> verify(const std::string& when);
+  std::optional<CheckFailure> verify(const std::string& when, unsigned char poison = 0xff);
 
   const std::vector<TensorSlot>& slots() const { return m_slots; }
   const std::map<std::string, int64_t>& params() const { return m_workload.params; }

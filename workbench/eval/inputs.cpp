@@ -8,6 +8,15 @@ namespace kwb::eval {
 namespace {
 
 double special_value(const std::string& name, core::DType t) {
+  if (t == core::DType::bf16) {
+    if (name == "max") return core::bf16_to_float(0x7f7f);
+    if (name == "lowest") return core::bf16_to_float(0xff7f);
+  }
+  if (t == core::DType::f16) {
+    if (name == "max") return 65504.0;
+    if (name == "lowest") return -65504.0;
+    if (name == "denormal") return 0x1p-24 * 3;
+  }
   const bool f32ish = t != core::DType::f64;
   if (name == "nan") return std::numeric_limits<double>::quiet_NaN();
   if (name == "inf") return std::numeric_limits<double>::infinity();

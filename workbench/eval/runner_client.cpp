@@ -56,6 +56,8 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   req.binds.push_back({cfg.runner, "/kwb/kwb-runner", false});
   req.profile = sandbox::run_profile();
   req.profile.wall = std::chrono::hours(24);  // each command has its own deadline; wait() below
+  req.profile.gpu = cfg.gpu;
+  if (cfg.cpu_seconds > 0) req.profile.cpu_seconds = cfg.cpu_seconds;
   if (cfg.memory_bytes > 0) req.profile.address_space_bytes = int64_t(arena.size()) + cfg.memory_bytes;
   req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)}};
   req.inherit_fds = {cmd[0], reply[1], arena.fd()};

@@ -32,6 +32,8 @@ struct RunnerConfig {
   int threads = 1;
   int command_timeout_ms = 10000;  // per call / timing batch
   int64_t memory_bytes = 0;        // address-space limit beyond the arena (0 = default)
+  bool gpu = false;                // kwb-gpu-runner: pass the NVIDIA devices through (Profile.gpu)
+  int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
 };
 
 class RunnerSession {
@@ -44,6 +46,11 @@ class RunnerSession {
                          const std::vector<int64_t>& params);
   RunnerResult<int64_t> call();
   RunnerResult<std::vector<int64_t>> time(int calls, size_t flush_bytes, int timeout_ms);
+  // A backend-specific command (kwb-gpu-runner: device, load, dims, stats, calibrate); the reply
+  // when it says ok, else a failure with status error and the runner's message.
+  RunnerResult<nlohmann::json> command(const nlohmann::json& cmd, int timeout_ms, const char* what) {
+    return request(cmd, timeout_ms, what);
+  }
   // The runner's stderr so far is only available once it has stopped; this stops it.
   std::string finish();
 

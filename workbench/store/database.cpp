@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "store/migrations.hpp"
 
 namespace kwb::store {
@@ -18,7 +21,15 @@ util::Result<Database> Database::open(const std::filesystem::path& file) {
   }
   sqlite3_busy_timeout(db, 5000);
   Database d(db, file);
-  for (const char* pragma : {"PRAGMA journal_mode=WAL;", "PRAGMA foreign_keys=ON;", "PRAGMA synchronous=NORMAL;"})
+  // Switching a new file to WAL fails at once with SQLITE_BUSY (no busy wait) while another
+  // connection switches it too: retry a bounded number of times.
+  for (int attempt = 0;; ++attempt) {
+    auto r = d.exec("PRAGMA journal_mode=WAL;");
+    if (r) break;
+    if (attempt >= 200 || sqlite3_errcode(db) != SQLITE_BUSY) return std::unexpected(r.error());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (const char* pragma : {"PRAGMA foreign_keys=ON;", "PRAGMA synchronous=NORMAL;"})
     if (auto r = d.exec(pragma); !r) return std::unexpected(r.error());
   // Migrate under the write lock, re-reading the version there: another process may have
   // migrated between our open and our lock.

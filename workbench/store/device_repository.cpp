@@ -2,23 +2,11 @@
 
 #include <sqlite3.h>
 
+#include "store/statement.hpp"
+
 namespace kwb::store {
 
 namespace {
-
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : m_db(db) { m_rc = sqlite3_prepare_v2(db, sql, -1, &m_st, nullptr); }
-  ~Statement() { sqlite3_finalize(m_st); }
-  bool ok() const { return m_rc == SQLITE_OK; }
-  sqlite3_stmt* get() const { return m_st; }
-  std::string error() const { return sqlite3_errmsg(m_db); }
-
- private:
-  sqlite3* m_db;
-  sqlite3_stmt* m_st = nullptr;
-  int m_rc;
-};
 
 std::string text(sqlite3_stmt* st, int col) {
   auto p = sqlite3_column_text(st, col);
@@ -44,7 +32,7 @@ constexpr const char* k_select =
 }  // namespace
 
 util::Result<std::optional<DeviceRecord>> DeviceRepository::find(const std::string& id) {
-  Statement st(m_db.handle(), (std::string(k_select) + " WHERE id = ?1").c_str());
+  Statement st(m_db.handle(), std::string(k_select) + " WHERE id = ?1");
   if (!st.ok()) return util::fail(m_db.file().string(), st.error());
   sqlite3_bind_text(st.get(), 1, id.c_str(), -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st.get());
@@ -71,7 +59,7 @@ util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
 }
 
 util::Result<std::vector<DeviceRecord>> DeviceRepository::all() {
-  Statement st(m_db.handle(), (std::string(k_select) + " ORDER BY id").c_str());
+  Statement st(m_db.handle(), std::string(k_select) + " ORDER BY id");
   if (!st.ok()) return util::fail(m_db.file().string(), st.error());
   std::vector<DeviceRecord> out;
   int rc;

@@ -16,6 +16,70 @@ CREATE TABLE devices (
   calibrated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ) STRICT;
 )sql",
+    // 1 -> 2: the daemon: tokens, candidates, pipeline stages, per-workload results, events.
+    R"sql(
+CREATE TABLE tokens (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('agent', 'reviewer', 'admin')),
+  hash TEXT NOT NULL UNIQUE,        -- sha256 of the bearer token; the token itself is never stored
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  revoked INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE TABLE candidates (
+  id TEXT PRIMARY KEY,              -- "c-" + 16 hex
+  seq INTEGER NOT NULL UNIQUE,      -- submission order, for pagination
+  token_id INTEGER REFERENCES tokens(id),
+  op TEXT NOT NULL,
+  variant TEXT NOT NULL DEFAULT '',
+  backend TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,      -- workspace/objects/<2 hex>/<62 hex>
+  source_name TEXT NOT NULL,
+  flags TEXT NOT NULL DEFAULT '[]', -- JSON array
+  note TEXT NOT NULL DEFAULT '',
+  parent TEXT,
+  idempotency_key TEXT,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'analyzing', 'compiling', 'validating',
+                                       'benchmarking', 'deciding', 'done', 'cancelled')),
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,  -- evaluations started (a restart mid-stage re-runs)
+  status TEXT,                      -- verdict status once done
+  verdict TEXT,                     -- kwb.verdict.v1 JSON once done
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  finished_at TEXT
+) STRICT;
+CREATE UNIQUE INDEX candidates_idempotency ON candidates(coalesce(token_id, 0), idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX candidates_state ON candidates(state, seq);
+CREATE INDEX candidates_op ON candidates(op, seq);
+CREATE TABLE stages (
+  candidate_id TEXT NOT NULL REFERENCES candidates(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  stage TEXT NOT NULL,
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  ms REAL,
+  detail TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (candidate_id, attempt, stage)
+) STRICT;
+CREATE TABLE results (
+  candidate_id TEXT NOT NULL REFERENCES candidates(id) ON DELETE CASCADE,
+  workload TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  correct INTEGER NOT NULL,
+  median_ns REAL,
+  data TEXT NOT NULL,               -- the workload's verdict entry (JSON)
+  PRIMARY KEY (candidate_id, workload)
+) STRICT;
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  candidate_id TEXT NOT NULL REFERENCES candidates(id) ON DELETE CASCADE,
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  kind TEXT NOT NULL,               -- "state" | "stage" | "verdict"
+  data TEXT NOT NULL                -- JSON
+) STRICT;
+CREATE INDEX events_candidate ON events(candidate_id, id);
+)sql",
 };
 }  // namespace
 

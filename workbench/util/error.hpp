@@ -16,6 +16,8 @@ struct Error {
 template <class T>
 using Result = std::expected<T, Error>;
 
+using Unexpected = std::unexpected<Error>;
+
 inline std::unexpected<Error> fail(std::string where, std::string message) {
   return std::unexpected<Error>(Error{std::move(where), std::move(message)});
 }

@@ -13,6 +13,7 @@
 namespace kwb::util {
 
 Result<std::string> read_file(const std::filesystem::path& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) return fail(path.string(), "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(path.string(), std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream ss;

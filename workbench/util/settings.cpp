@@ -56,7 +56,19 @@ const std::string& Settings::get(const std::string& name) const {
   return it->second;
 }
 
-int64_t Settings::get_int(const std::string& name) const { return std::stoll(get(name)); }
+int64_t Settings::get_int(const std::string& name) const {
+  const std::string& v = get(name);
+  size_t used = 0;
+  int64_t out = 0;
+  try {
+    out = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size())
+    throw std::invalid_argument("setting " + name + ": expected an integer, got \"" + v + "\"");
+  return out;
+}
 
 void Settings::set(const std::string& name, std::string value) {
   if (!m_values.contains(name)) throw std::logic_error("unknown setting " + name);

@@ -19,10 +19,6 @@ TEST(CheckFlags, CodeGenerationAndMacroFlagsAreAllowed) {
   for (const auto& f : flags) EXPECT_TRUE(check_flags({f}).has_value()) << f;
 }
 
-struct DeniedCase {
-  std::vector<std::string> flags;  // the denied flag is the last one
-};
-
 class CheckFlagsDenied : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CheckFlagsDenied, IsRefusedNamingTheFlagAndItsIndex) {

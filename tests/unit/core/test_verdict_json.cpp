@@ -78,7 +78,17 @@ TEST(VerdictJson, DiagnosticsFields) {
   EXPECT_EQ(d.at("col"), 7);
   EXPECT_EQ(d.at("severity"), "error");
   EXPECT_EQ(d.at("message"), "expected ';' before '}' token");
+  EXPECT_TRUE(d.at("rule").is_null());  // compiler output has no analysis rule
   EXPECT_EQ(j.at("diagnostics")[1].at("severity"), "note");
+}
+
+TEST(VerdictJson, DiagnosticRuleIdWhenPresent) {
+  Verdict v = minimal();
+  v.status = Status::rejected;
+  core::Diagnostic d{"k.cpp", 1, 1, "error", "entry point has the wrong signature"};
+  d.rule = "entry-signature";
+  v.diagnostics.push_back(d);
+  EXPECT_EQ(to_json(v).at("diagnostics")[0].at("rule"), "entry-signature");
 }
 
 TEST(VerdictJson, NanAndInfErrorsAreStrings) {
@@ -117,7 +127,8 @@ TEST(VerdictJson, FiniteErrorsAreNumbers) {
   w.max_rel_err = 1e-7;
   w.first_mismatch = Mismatch{"y", {0}, 1.5, 2.0};
   v.workloads.push_back(w);
-  const Json& jw = to_json(v).at("workloads")[0];
+  const Json j = to_json(v);
+  const Json& jw = j.at("workloads")[0];
   ASSERT_TRUE(jw.at("max_abs_err").is_number());
   EXPECT_DOUBLE_EQ(jw.at("max_abs_err").get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(jw.at("max_rel_err").get<double>(), 1e-7);

@@ -1,0 +1,185 @@
+// Running the plan: validation calls, cold timing batches (DESIGN §7) and calibration.
+#include <algorithm>
+#include <cmath>
+
+#include "gpu_runner/gpu_runner.hpp"
+
+namespace kwb::gpu {
+
+namespace {
+constexpr int k_max_retakes_per_sample = 2;
+constexpr double k_throttle_fraction = 0.9;  // SM clock below 90 % of its maximum
+}  // namespace
+
+std::string GpuRunner::launch_plan() {
+  for (size_t i = 0; i < m_kernels.size(); ++i) {
+    const Kernel& k = m_kernels[i];
+    const LaunchDims& d = m_dims[i];
+    CUresult rc = m_cu.cuLaunchKernel(k.fn, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2],
+                                      d.smem, m_stream, m_arg_ptrs[i].data(), nullptr);
+    if (rc != CUDA_SUCCESS) return "[launch] launching kernel '" + k.name + "' failed: " + m_cu.describe(rc);
+  }
+  return {};
+}
+
+std::string GpuRunner::dirty_shared_memory() {
+  if (!m_dirty || m_smem_optin <= 0) return {};
+  unsigned words = unsigned(m_smem_optin) / 4, pattern = 0xFFFFFFFFu;
+  void* args[] = {&words, &pattern};
+  return check(m_cu.cuLaunchKernel(m_dirty, unsigned(2 * m_sms), 1, 1, 1024, 1, 1, unsigned(m_smem_optin), m_stream,
+                                   args, nullptr),
+               "poisoning shared memory");
+}
+
+// A sample was taken while the SM clock was throttled: below 90 % of its maximum, or slowed by
+// heat or a hardware slowdown (NVML). Without NVML nothing counts as throttled.
+bool GpuRunner::throttled(unsigned& clock_mhz) {
+  clock_mhz = m_nvml.ready() ? m_nvml.sm_clock_mhz() : 0;
+  if (clock_mhz == 0) return false;
+  m_clock_min = m_clock_min ? std::min(m_clock_min, clock_mhz) : clock_mhz;
+  m_clock_max = std::max(m_clock_max, clock_mhz);
+  uint64_t bad = Nvml::k_hw_slowdown | Nvml::k_sw_thermal | Nvml::k_hw_thermal | Nvml::k_hw_power_brake;
+  return (m_max_clock && clock_mhz < k_throttle_fraction * m_max_clock) || (m_nvml.throttle_reasons() & bad);
+}
+
+nlohmann::json GpuRunner::call() {
+  if (auto s = prepare_args(); !s.empty()) return reply_error(s);
+  std::string error;
+  if (!load_helpers(error)) return reply_error(error);
+  if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
+    return reply_error(s);
+  if (m_workspace_bytes)
+    if (auto s = check(m_cu.cuMemsetD8(m_workspace, 0, m_workspace_bytes), "zeroing the workspace"); !s.empty())
+      return reply_error(s);
+  if (auto s = dirty_shared_memory(); !s.empty()) return reply_error(s);
+  m_cu.cuEventRecord(m_start, m_stream);
+  if (auto s = launch_plan(); !s.empty()) return reply_error(s);
+  m_cu.cuEventRecord(m_stop, m_stream);
+  if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
+  float ms = 0;
+  m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
+  if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
+    return reply_error(s);
+  return {{"ok", true}, {"ns", {int64_t(double(ms) * 1e6)}}};
+}
+
+nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
+  if (auto s = prepare_args(); !s.empty()) return reply_error(s);
+  int calls = cmd.at("calls").get<int>();
+  size_t flush = std::max(cmd.value("flush_bytes", size_t(0)), size_t(2) * size_t(m_l2));
+  if (flush > m_flush_bytes) {
+    if (m_flush) m_cu.cuMemFree(m_flush);
+    m_flush = 0;
+    m_flush_bytes = 0;
+    if (auto s = check(m_cu.cuMemAlloc(&m_flush, flush), "allocating the L2 flush buffer"); !s.empty())
+      return reply_error(s);
+    m_flush_bytes = flush;
+  }
+  // The inputs (and armed guards) the parent prepared, once; outputs are re-poisoned per sample.
+  if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
+    return reply_error(s);
+  std::vector<int64_t> ns;
+  ns.reserve(size_t(calls));
+  int retakes = 0, sample_retakes = 0;
+  for (int i = 0; i < calls;) {
+    // Untimed: flush L2 (write 2x its size), drop persisting lines, poison outputs, zero workspace.
+    m_cu.cuMemsetD8Async(m_flush, (unsigned char)(i + retakes), m_flush_bytes, m_stream);
+    m_cu.cuCtxResetPersistingL2Cache();
+    for (const auto& b : m_buffers)
+      if (b.output) m_cu.cuMemsetD8Async(m_arena + b.offset, 0xFF, b.bytes, m_stream);
+    if (m_workspace_bytes) m_cu.cuMemsetD8Async(m_workspace, 0, m_workspace_bytes, m_stream);
+    m_cu.cuEventRecord(m_start, m_stream);
+    if (auto s = launch_plan(); !s.empty()) return reply_error(s);
+    m_cu.cuEventRecord(m_stop, m_stream);
+    if (auto s = check(m_cu.cuEventSynchronize(m_stop), "[fault] the kernel failed"); !s.empty())
+      return reply_error(s);
+    float ms = 0;
+    m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
+    unsigned clock = 0;
+    if (throttled(clock)) {
+      if (sample_retakes < k_max_retakes_per_sample && retakes < calls) {  // take it again
+        ++sample_retakes;
+        ++retakes;
+        ++m_discarded;
+        continue;
+      }
+      ++m_throttled_kept;
+    }
+    ns.push_back(int64_t(double(ms) * 1e6));
+    sample_retakes = 0;
+    ++i;
+  }
+  if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
+  // The last sample's outputs, guards and inputs go back for verification (DESIGN §6 rule 4).
+  if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
+    return reply_error(s);
+  return {{"ok", true}, {"ns", ns}};
+}
+
+nlohmann::json GpuRunner::stats() {
+  nlohmann::json j = {{"ok", true},
+                      {"discarded", m_discarded},
+                      {"throttled_kept", m_throttled_kept},
+                      {"sm_clock_min_mhz", m_clock_min},
+                      {"sm_clock_max_mhz", m_clock_max},
+                      {"max_sm_clock_mhz", m_max_clock},
+                      {"nvml", m_nvml.ready()}};
+  m_discarded = m_throttled_kept = 0;
+  m_clock_min = m_clock_max = 0;
+  return j;
+}
+
+nlohmann::json GpuRunner::calibrate(const nlohmann::json& cmd) {
+  std::string error;
+  if (!init(error)) return reply_error("[no_device] " + error);
+  if (!load_helpers(error) || !m_fma) return reply_error(error.empty() ? "helper kernel kwb_fma_peak missing" : error);
+  size_t free_bytes = 0, total = 0;
+  m_cu.cuMemGetInfo(&free_bytes, &total);
+  size_t bytes = std::min(cmd.value("copy_bytes", size_t(1) << 30), free_bytes / 4);
+  CUdeviceptr a = 0, b = 0;
+  if (auto s = check(m_cu.cuMemAlloc(&a, bytes), "calibration buffer"); !s.empty()) return reply_error(s);
+  if (auto s = check(m_cu.cuMemAlloc(&b, bytes), "calibration buffer"); !s.empty()) {
+    m_cu.cuMemFree(a);
+    return reply_error(s);
+  }
+  m_cu.cuMemsetD8(a, 1, bytes);
+  float best_copy = 0;
+  for (int rep = 0; rep < 11; ++rep) {  // the first is a warm-up
+    m_cu.cuEventRecord(m_start, m_stream);
+    m_cu.cuMemcpyDtoDAsync(b, a, bytes, m_stream);
+    m_cu.cuEventRecord(m_stop, m_stream);
+    m_cu.cuEventSynchronize(m_stop);
+    float ms = 0;
+    m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
+    if (rep > 0 && ms > 0 && (best_copy == 0 || ms < best_copy)) best_copy = ms;
+  }
+  unsigned grid = unsigned(m_sms) * 8, block = 256;
+  int iters = cmd.value("fma_iters", 2048);
+  float seed = 1.0f;
+  void* args[] = {&b, &iters, &seed};
+  float best_fma = 0;
+  for (int rep = 0; rep < 6; ++rep) {
+    m_cu.cuEventRecord(m_start, m_stream);
+    m_cu.cuLaunchKernel(m_fma, grid, 1, 1, block, 1, 1, 0, m_stream, args, nullptr);
+    m_cu.cuEventRecord(m_stop, m_stream);
+    if (auto s = check(m_cu.cuEventSynchronize(m_stop), "FMA calibration kernel"); !s.empty()) {
+      m_cu.cuMemFree(a);
+      m_cu.cuMemFree(b);
+      return reply_error(s);
+    }
+    float ms = 0;
+    m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
+    if (rep > 0 && ms > 0 && (best_fma == 0 || ms < best_fma)) best_fma = ms;
+  }
+  m_cu.cuMemFree(a);
+  m_cu.cuMemFree(b);
+  double flops = double(grid) * block * double(iters) * 2 * 8 * 16;
+  return {{"ok", true},
+          {"copy_bytes", bytes},
+          {"copy_bytes_per_s", best_copy > 0 ? 2.0 * double(bytes) / (best_copy * 1e-3) : 0.0},
+          {"fma_flops", flops},
+          {"fma_flops_per_s", best_fma > 0 ? flops / (best_fma * 1e-3) : 0.0},
+          {"sm_clock_mhz", m_nvml.ready() ? m_nvml.sm_clock_mhz() : 0u}};
+}
+
+}  // namespace kwb::gpu

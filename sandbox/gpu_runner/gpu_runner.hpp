@@ -1,0 +1,104 @@
+#pragma once
+// kwb-gpu-runner: the trusted host side of `cuda`-form candidates. It speaks kwb-runner's line
+// protocol (protocol.hpp: load / map / call / time / quit, plus device / dims / stats /
+// calibrate) on the same shared arena: one device allocation mirrors the whole arena at the same
+// offsets, so the device's guard zones are the arena's. Candidate code is device code only; the
+// runner launches it through the driver API with the dimensions the trusted parent computed.
+//
+// Error replies carry a tag the parent turns into a verdict status:
+//   "[no_device] ..." no usable GPU (no driver, cuInit failed, no device)
+//   "[launch] ..."    the candidate cannot be launched as planned (missing kernel, wrong
+//                     parameter count, too many threads or too much shared memory)
+//   "[fault] ..."     the candidate faulted on the device (illegal address, trap, ...)
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpu_runner/cuda_api.hpp"
+#include "gpu_runner/nvml_api.hpp"
+
+namespace kwb::gpu {
+
+struct ArenaBuffer {
+  size_t offset = 0, bytes = 0;
+  bool output = false;
+};
+
+struct KernelArg {
+  enum class Kind { tensor, param, workspace };
+  Kind kind = Kind::tensor;
+  int index = 0;
+};
+
+struct Kernel {
+  std::string name;
+  CUfunction fn = nullptr;
+  std::vector<KernelArg> args;
+  int max_threads = 1024, static_smem = 0, regs = 0, local_bytes = 0;
+};
+
+struct LaunchDims {
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  unsigned smem = 0;
+};
+
+class GpuRunner {
+ public:
+  GpuRunner(int shm_fd) : m_shm_fd(shm_fd) {}
+  nlohmann::json device();
+  nlohmann::json load(const nlohmann::json& cmd);
+  nlohmann::json map(const nlohmann::json& cmd);
+  nlohmann::json dims(const nlohmann::json& cmd);
+  nlohmann::json call();
+  nlohmann::json time(const nlohmann::json& cmd);
+  nlohmann::json stats();
+  nlohmann::json calibrate(const nlohmann::json& cmd);
+
+ private:
+  bool init(std::string& error);
+  bool load_helpers(std::string& error);
+  std::string check(CUresult rc, const std::string& what) const;  // "" on success
+  std::string prepare_args();
+  std::string launch_plan();            // enqueues every launch on the stream
+  std::string dirty_shared_memory();    // poisons every SM's shared memory
+  bool throttled(unsigned& clock_mhz);
+
+  CudaApi m_cu;
+  Nvml m_nvml;
+  bool m_tried = false, m_ready = false;
+  std::string m_init_error, m_nvml_error, m_pci;
+  CUdevice m_dev = 0;
+  CUcontext m_ctx = nullptr;
+  CUstream m_stream = nullptr;
+  CUevent m_start = nullptr, m_stop = nullptr;
+  int m_sms = 0, m_l2 = 0, m_smem_optin = 0;
+  unsigned m_max_clock = 0;
+
+  CUmodule m_module = nullptr, m_helpers = nullptr;
+  CUfunction m_dirty = nullptr, m_fma = nullptr;
+  std::vector<Kernel> m_kernels;
+  std::vector<LaunchDims> m_dims;
+
+  int m_shm_fd;
+  char* m_host = nullptr;
+  size_t m_mapped = 0;
+  std::vector<ArenaBuffer> m_buffers;
+  std::vector<int64_t> m_params;
+  CUdeviceptr m_arena = 0, m_workspace = 0, m_flush = 0;
+  size_t m_arena_cap = 0, m_workspace_cap = 0, m_workspace_bytes = 0, m_flush_bytes = 0;
+  std::vector<std::vector<uint64_t>> m_arg_values;
+  std::vector<std::vector<void*>> m_arg_ptrs;
+  bool m_args_dirty = true;
+
+  // Per-workload timing statistics, reset by stats().
+  int m_discarded = 0, m_throttled_kept = 0;
+  unsigned m_clock_min = 0, m_clock_max = 0;
+};
+
+nlohmann::json reply_error(const std::string& text);
+
+}  // namespace kwb::gpu

@@ -1,0 +1,40 @@
+// kwb-gpu-runner: runs `cuda`-form candidates for the trusted evaluator (gpu_runner.hpp).
+#include <cstdio>
+#include <string>
+
+#include "gpu_runner/gpu_runner.hpp"
+#include "protocol/protocol.hpp"
+
+int main(int argc, char** argv) {
+  using namespace kwb;
+  int cmd_fd = 3, reply_fd = 4, shm_fd = 5;
+  if (!(argc == 3 && std::string(argv[1]) == "--fds" &&
+        std::sscanf(argv[2], "%d,%d,%d", &cmd_fd, &reply_fd, &shm_fd) == 3)) {
+    std::fprintf(stderr, "usage: kwb-gpu-runner --fds CMD,REPLY,SHM (started by the workbench)\n");
+    return 2;
+  }
+  gpu::GpuRunner runner(shm_fd);
+  wire::LineReader reader(cmd_fd);
+  while (true) {
+    nlohmann::json cmd;
+    auto st = reader.read(cmd, -1);
+    if (st != wire::LineReader::Status::ok) return st == wire::LineReader::Status::closed ? 0 : 3;
+    nlohmann::json reply;
+    try {
+      std::string op = cmd.value("op", "");
+      if (op == "device") reply = runner.device();
+      else if (op == "load") reply = runner.load(cmd);
+      else if (op == "map") reply = runner.map(cmd);
+      else if (op == "dims") reply = runner.dims(cmd);
+      else if (op == "call") reply = runner.call();
+      else if (op == "time") reply = runner.time(cmd);
+      else if (op == "stats") reply = runner.stats();
+      else if (op == "calibrate") reply = runner.calibrate(cmd);
+      else if (op == "quit") return 0;
+      else reply = gpu::reply_error("unknown command '" + op + "'");
+    } catch (const std::exception& e) {
+      reply = gpu::reply_error(std::string("bad command: ") + e.what());
+    }
+    if (!wire::write_line(reply_fd, reply)) return 4;
+  }
+}

@@ -1,0 +1,221 @@
+// entry-signature: the entry point (or the launch plan's kernels) against the spec.
+#include <fmt/format.h>
+
+#include "analysis/checks.hpp"
+
+namespace kwb::analysis {
+
+std::string c_type_name(core::DType t, bool cuda) {
+  switch (t) {
+    case core::DType::f32: return "float";
+    case core::DType::f64: return "double";
+    case core::DType::bf16: return cuda ? "__nv_bfloat16" : "uint16_t";
+    case core::DType::f16: return cuda ? "__half" : "uint16_t";
+    case core::DType::i32: return "int32_t";
+    case core::DType::u32: return "uint32_t";
+    case core::DType::i64: return "int64_t";
+    case core::DType::u8: return "uint8_t";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class ParamKind { tensor, scalar, stream };
+
+struct ExpectedParam {
+  ParamKind kind;
+  std::string name;
+  std::string c_type;  // element type for tensors
+  bool is_const = false;
+  std::string text() const {
+    if (kind == ParamKind::stream) return "cudaStream_t " + name;
+    if (kind == ParamKind::scalar) return "int64_t " + name;
+    return (is_const ? "const " : "") + c_type + "* " + name;
+  }
+};
+
+// "const float *__restrict" -> "const float* __restrict"
+std::string tidy_type(std::string s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == ' ' && i + 1 < s.size() && (s[i + 1] == '*' || s[i + 1] == '&')) continue;
+    out += s[i];
+    if ((s[i] == '*' || s[i] == '&') && i + 1 < s.size() && s[i + 1] != ' ' && s[i + 1] != '*' && s[i + 1] != '&' &&
+        s[i + 1] != ')')
+      out += ' ';
+  }
+  return out;
+}
+
+std::vector<ExpectedParam> expected_params(const Request& req, bool cuda) {
+  std::vector<ExpectedParam> out;
+  for (const auto& t : req.spec.tensors) {
+    auto dt = req.variant.dtypes.find(t.name);
+    std::string ty = dt == req.variant.dtypes.end() ? "?" : c_type_name(dt->second, cuda);
+    out.push_back({ParamKind::tensor, t.name, ty, t.role == core::Role::in});
+  }
+  for (const auto& p : req.spec.params) out.push_back({ParamKind::scalar, p, "int64_t"});
+  if (req.backend == "cuda-launcher") out.push_back({ParamKind::stream, "stream", "cudaStream_t"});
+  return out;
+}
+
+std::string expected_text(const std::string& entry, const std::vector<ExpectedParam>& params, bool kernel) {
+  std::string s = std::string(kernel ? "__global__ " : "") + "void " + entry + "(";
+  for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + params[i].text();
+  return s + ")";
+}
+
+class SignatureCheck {
+ public:
+  explicit SignatureCheck(const Context& ctx) : m_ctx(ctx), m_ast(ctx.ast), m_cx(ctx.ast.cx) {}
+
+  void run() {
+    const auto& req = m_ctx.req;
+    if (req.backend == "cuda" && !req.kernel_names.empty()) {
+      for (const auto& name : req.kernel_names) check_kernel_exists(name);
+      return;
+    }
+    check_entry(req.variant.entry, req.backend == "cuda");
+  }
+
+ private:
+  // Every declaration of a function named `name` written in the candidate.
+  std::vector<int> declarations(const std::string& name) const {
+    std::vector<int> out;
+    for (size_t i = 0; i < m_ast.nodes.size(); ++i)
+      if (m_ast.nodes[i].kind == CXCursor_FunctionDecl && m_ast.enclosing_function(int(i)) < 0 &&
+          m_ast.spelling(m_ast.nodes[i].cursor) == name)
+        out.push_back(int(i));
+    return out;
+  }
+
+  bool c_linkage(CXCursor fn) const { return m_cx.str(m_cx.Cursor_getMangling(fn)) == m_ast.spelling(fn); }
+
+  std::string actual_text(CXCursor fn) const {
+    std::string s = tidy_type(m_ast.type_spelling(m_cx.getCursorResultType(fn))) + " " + m_ast.spelling(fn) + "(";
+    int n = m_cx.Cursor_getNumArguments(fn);
+    for (int i = 0; i < n; ++i) {
+      CXCursor p = m_cx.Cursor_getArgument(fn, unsigned(i));
+      std::string name = m_ast.spelling(p);
+      s += (i ? ", " : "") + tidy_type(m_ast.type_spelling(m_cx.getCursorType(p))) + (name.empty() ? "" : " " + name);
+    }
+    if (m_cx.isFunctionTypeVariadic(m_cx.getCursorType(fn))) s += n ? ", ..." : "...";
+    return s + ")";
+  }
+
+  // Empty when the parameter's type is the expected one; else what it is.
+  std::string param_mismatch(CXType actual, const ExpectedParam& e) const {
+    CXType c = m_ast.canonical(actual);
+    std::string got = tidy_type(m_ast.type_spelling(actual));
+    if (e.kind == ParamKind::scalar) return c.kind == CXType_Long ? "" : got;
+    if (c.kind != CXType_Pointer) return got;
+    CXType pointee = m_cx.getPointeeType(c);
+    if (e.kind == ParamKind::stream) return m_ast.canonical_name(pointee) == "CUstream_st" ? "" : got;
+    bool is_const = m_cx.isConstQualifiedType(pointee) != 0;
+    if (is_const != e.is_const || m_cx.isVolatileQualifiedType(pointee)) return got;
+    return element_matches(pointee, e.c_type) ? "" : got;
+  }
+
+  bool element_matches(CXType pointee, const std::string& c_type) const {
+    CXType t = m_ast.canonical(pointee);
+    if (c_type == "float") return t.kind == CXType_Float;
+    if (c_type == "double") return t.kind == CXType_Double;
+    if (c_type == "uint16_t") return t.kind == CXType_UShort;
+    if (c_type == "int32_t") return t.kind == CXType_Int;
+    if (c_type == "uint32_t") return t.kind == CXType_UInt;
+    if (c_type == "int64_t") return t.kind == CXType_Long;
+    if (c_type == "uint8_t") return t.kind == CXType_UChar;
+    return t.kind == CXType_Record && m_ast.canonical_name(t) == c_type;  // __half, __nv_bfloat16
+  }
+
+  void report(const Position& at, std::string message) {
+    m_ctx.out.add("entry-signature", "error", at, std::move(message));
+  }
+
+  Position file_only() const { return Position{m_ctx.req.display_name, 0, 0}; }
+
+  void check_entry(const std::string& entry, bool kernel) {
+    auto params = expected_params(m_ctx.req, m_ctx.cuda);
+    std::string expected = expected_text(entry, params, kernel);
+    auto decls = declarations(entry);
+    if (decls.empty()) {
+      report(file_only(), fmt::format("entry point '{}' not found; expected: extern \"C\" {}", entry, expected));
+      return;
+    }
+    CXCursor def = m_cx.getCursorDefinition(m_ast.nodes[decls.front()].cursor);
+    if (m_ast.is_null(def)) {
+      report(m_ast.position(m_ast.nodes[decls.front()].cursor),
+             fmt::format("entry point '{}' is declared but not defined; expected: extern \"C\" {}", entry, expected));
+      return;
+    }
+    Position at = m_ast.position(def);
+    std::string actual = actual_text(def);
+    if (!c_linkage(def)) {
+      report(at, fmt::format("entry point '{}' not found: '{}' has C++ linkage, so its symbol is mangled; declare "
+                             "it extern \"C\"; expected: extern \"C\" {}; actual: {}",
+                             entry, entry, expected, actual));
+      return;
+    }
+    bool is_kernel = m_ast.has_attr(def, CXCursor_CUDAGlobalAttr);
+    if (kernel != is_kernel) {
+      report(at, fmt::format("entry point '{}' {}; expected: extern \"C\" {}; actual: {}", entry,
+                             kernel ? "must be a __global__ kernel" : "must be a host function, not a __global__ kernel",
+                             expected, actual));
+      return;
+    }
+    std::string why;
+    CXType fn_type = m_cx.getCursorType(def);
+    if (m_ast.canonical(m_cx.getCursorResultType(def)).kind != CXType_Void) why = "it must return void";
+    int n = m_cx.Cursor_getNumArguments(def);
+    if (why.empty() && m_cx.isFunctionTypeVariadic(fn_type)) why = "it must not be variadic";
+    if (why.empty() && n != int(params.size()))
+      why = fmt::format("{} parameters instead of {}", n, params.size());
+    for (int i = 0; why.empty() && i < n; ++i) {
+      CXCursor p = m_cx.Cursor_getArgument(def, unsigned(i));
+      std::string got = param_mismatch(m_cx.getCursorType(p), params[size_t(i)]);
+      if (!got.empty())
+        why = fmt::format("parameter {} ('{}'): expected {}, got {}", i + 1, params[size_t(i)].name,
+                          params[size_t(i)].text().substr(0, params[size_t(i)].text().rfind(' ')), got);
+    }
+    if (!why.empty())
+      report(at, fmt::format("entry point '{}' does not match the spec ({}); expected: {}; actual: {}", entry, why,
+                             expected, actual));
+  }
+
+  void check_kernel_exists(const std::string& name) {
+    auto decls = declarations(name);
+    std::string kernels;
+    for (size_t i = 0; i < m_ast.nodes.size(); ++i)
+      if (m_ast.nodes[i].kind == CXCursor_FunctionDecl && m_ast.has_attr(m_ast.nodes[i].cursor, CXCursor_CUDAGlobalAttr))
+        kernels += (kernels.empty() ? "" : ", ") + m_ast.spelling(m_ast.nodes[i].cursor);
+    if (decls.empty()) {
+      report(file_only(), fmt::format("kernel '{}' named by the launch plan not found (__global__ kernels here: {})",
+                                      name, kernels.empty() ? "none" : kernels));
+      return;
+    }
+    CXCursor def = m_cx.getCursorDefinition(m_ast.nodes[decls.front()].cursor);
+    if (m_ast.is_null(def)) {
+      report(m_ast.position(m_ast.nodes[decls.front()].cursor),
+             fmt::format("kernel '{}' is declared but not defined", name));
+      return;
+    }
+    if (!m_ast.has_attr(def, CXCursor_CUDAGlobalAttr))
+      report(m_ast.position(def), fmt::format("'{}' must be an extern \"C\" __global__ kernel; actual: {}", name,
+                                              actual_text(def)));
+    else if (!c_linkage(def))
+      report(m_ast.position(def), fmt::format("kernel '{}' has C++ linkage, so its symbol is mangled; declare it "
+                                              "extern \"C\"; actual: {}",
+                                              name, actual_text(def)));
+  }
+
+  const Context& m_ctx;
+  const Ast& m_ast;
+  const Libclang& m_cx;
+};
+
+}  // namespace
+
+void check_entry_signature(const Context& ctx) { SignatureCheck(ctx).run(); }
+
+}  // namespace kwb::analysis

@@ -1,0 +1,239 @@
+#include "analysis/clang_env.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+
+namespace kwb::analysis {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Common headers precompiled once per mode. Candidates may include anything else under the
+// system include directories; those headers are then parsed per candidate (slower, still correct).
+constexpr const char* k_cpu_headers[] = {"algorithm", "array",   "bit",         "cfloat",  "climits",
+                                         "cmath",     "cstddef", "cstdint",     "cstdlib", "cstring",
+                                         "limits",    "numeric", "type_traits", "utility", "vector",
+                                         "immintrin.h"};
+constexpr const char* k_cuda_headers[] = {"cuda_fp16.h",
+                                          "cuda_bf16.h",
+                                          "cstdint",
+                                          "mma.h",
+                                          "cooperative_groups.h",
+                                          "cub/block/block_reduce.cuh",
+                                          "cub/block/block_scan.cuh",
+                                          "cub/block/block_load.cuh",
+                                          "cub/block/block_store.cuh",
+                                          "cub/warp/warp_reduce.cuh",
+                                          "cub/warp/warp_scan.cuh"};
+// CUDA 13 removed these; clang 19's CUDA wrapper still includes them.
+constexpr const char* k_stub_headers[] = {"texture_fetch_functions.h", "texture_indirect_functions.h"};
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// gcc's private include directory (omp.h, ...) of the newest gcc: /usr/lib/gcc/<triple>/<ver>/include.
+fs::path find_gcc_include() {
+  fs::path best;
+  int best_major = -1;
+  std::error_code ec;
+  for (const auto& triple : fs::directory_iterator("/usr/lib/gcc", ec))
+    for (const auto& ver : fs::directory_iterator(triple.path(), ec)) {
+      int major = std::atoi(ver.path().filename().c_str());
+      if (major > best_major && is_dir(ver.path() / "include")) {
+        best_major = major;
+        best = ver.path() / "include";
+      }
+    }
+  return best;
+}
+
+std::string header_text(Mode mode) {
+  std::string text = "// kwb analysis: precompiled common headers (generated)\n";
+  if (mode == Mode::cpu)
+    for (const char* h : k_cpu_headers) text += std::string("#include <") + h + ">\n";
+  else
+    for (const char* h : k_cuda_headers) text += std::string("#include <") + h + ">\n";
+  return text;
+}
+
+}  // namespace
+
+std::string_view mode_name(Mode m) {
+  switch (m) {
+    case Mode::cpu: return "cpu";
+    case Mode::cuda_device: return "cuda-device";
+    case Mode::cuda_host: return "cuda-host";
+  }
+  return "?";
+}
+
+util::Result<std::unique_ptr<ClangEnv>> ClangEnv::create(const Libclang& lib, fs::path cache_dir, fs::path cuda_path) {
+  std::unique_ptr<ClangEnv> env(new ClangEnv(lib));
+  std::error_code ec;
+  if (cache_dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path(ec) / "kwb-analysis-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) return util::fail(tmpl, "cannot create a private temporary directory");
+    env->m_dir = tmpl;
+    env->m_private_dir = true;
+  } else {
+    // One subdirectory per libclang build and CUDA installation: their PCHs are not interchangeable.
+    std::string key = util::sha256_hex(lib.version + "\n" + lib.path + "\n" + cuda_path.string()).substr(0, 12);
+    env->m_dir = fs::absolute(cache_dir, ec) / ("clang" + std::to_string(lib.major) + "-" + key);
+    fs::create_directories(env->m_dir, ec);
+    if (ec) return util::fail(env->m_dir.string(), "cannot create the analysis cache directory: " + ec.message());
+    if (fs::is_symlink(env->m_dir)) return util::fail(env->m_dir.string(), "is a symbolic link; refusing to use it");
+  }
+  fs::path resource = "/usr/lib/llvm-" + std::to_string(lib.major) + "/lib/clang/" + std::to_string(lib.major);
+  if (is_dir(resource / "include")) env->m_resource_dir = resource;
+  env->m_gcc_include = find_gcc_include();
+  if (is_dir(cuda_path / "include") && fs::exists(cuda_path / "include" / "cuda_runtime.h", ec))
+    env->m_cuda = cuda_path;
+  else
+    env->m_cuda_reason = "CUDA headers not found under " + cuda_path.string() +
+                         ": CUDA static analysis skipped (set KWB_CUDA_PATH)";
+  if (auto r = env->prepare(); !r) return std::unexpected(r.error());
+  return env;
+}
+
+ClangEnv::~ClangEnv() {
+  if (m_private_dir) {
+    std::error_code ec;
+    fs::remove_all(m_dir, ec);
+  }
+}
+
+util::Result<void> ClangEnv::prepare() {
+  // Stub headers for CUDA (in their own directory, added with -isystem).
+  for (const char* h : k_stub_headers) {
+    fs::path p = m_dir / "stubs" / h;
+    std::error_code ec;
+    if (fs::exists(p, ec)) continue;
+    fs::create_directories(p.parent_path(), ec);
+    if (auto r = util::write_file_atomic(p, "// empty: removed in CUDA 13, still included by clang's CUDA wrapper\n"); !r)
+      return r;
+  }
+  // The virtual file system: these directories (mapped to themselves), nothing else.
+  std::vector<std::string> roots = {"/usr/include", m_dir.string()};
+  for (const char* extra : {"/usr/local/include", "/usr/lib/gcc"})
+    if (is_dir(extra)) roots.push_back(extra);
+  if (!m_resource_dir.empty()) roots.push_back(m_resource_dir.parent_path().string());
+  if (!m_cuda.empty()) {
+    roots.push_back((m_cuda / "include").string());
+    std::error_code ec;
+    auto real = fs::canonical(m_cuda / "include", ec);
+    if (!ec && real != m_cuda / "include") roots.push_back(real.string());
+  }
+  nlohmann::json overlay = {{"version", 0}, {"case-sensitive", "true"}, {"fallthrough", false}};
+  overlay["roots"] = nlohmann::json::array();
+  for (const auto& r : roots)
+    overlay["roots"].push_back({{"name", r}, {"type", "directory-remap"}, {"external-contents", r}});
+  std::string text = overlay.dump(1) + "\n";
+  auto existing = util::read_file(m_dir / "overlay.yaml");
+  if (!existing || *existing != text)
+    if (auto r = util::write_file_atomic(m_dir / "overlay.yaml", text); !r) return r;
+  for (Mode m : {Mode::cpu, Mode::cuda_device, Mode::cuda_host}) m_pch[m] = std::make_unique<Pch>();
+  return {};
+}
+
+std::string ClangEnv::unavailable(Mode mode) const { return mode == Mode::cpu ? std::string() : m_cuda_reason; }
+
+std::vector<std::string> ClangEnv::base_args(Mode mode) const {
+  std::vector<std::string> a;
+  if (mode == Mode::cpu) {
+    // What build::CpuToolchain passes to g++ that changes the code seen (-std, -O (__OPTIMIZE__),
+    // -march=native (__AVX2__, ...)).
+    a = {"-x", "c++", "-std=c++20", "-O3", "-march=native"};
+  } else {
+    a = {"-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudalib", "--cuda-path=" + m_cuda.string(), "-std=c++17",
+         mode == Mode::cuda_device ? "--cuda-device-only" : "--cuda-host-only", "-isystem",
+         (m_dir / "stubs").string(), "-isystem", (m_cuda / "include" / "cccl").string()};
+  }
+  a.insert(a.end(), {"-w", "-ferror-limit=50", "--gcc-toolchain=/usr", "-ivfsoverlay", (m_dir / "overlay.yaml").string()});
+  if (!m_resource_dir.empty()) a.insert(a.end(), {"-resource-dir", m_resource_dir.string()});
+  if (!m_gcc_include.empty()) a.insert(a.end(), {"-idirafter", m_gcc_include.string()});
+  return a;
+}
+
+bool ClangEnv::build_pch(Mode mode) {
+  std::string stem = std::string(mode_name(mode));
+  fs::path header = m_dir / (stem + (mode == Mode::cpu ? ".hpp" : ".cuh"));
+  fs::path pch = m_dir / (stem + ".pch");
+  std::string text = header_text(mode);
+  auto existing = util::read_file(header);
+  if (!existing || *existing != text)
+    if (!util::write_file_atomic(header, text)) return false;
+  std::vector<std::string> a = base_args(mode);
+  if (mode == Mode::cpu) a[1] = "c++-header";
+  std::vector<const char*> argv;
+  for (const auto& s : a) argv.push_back(s.c_str());
+  CXIndex index = m_lib.createIndex(0, 0);
+  CXTranslationUnit tu = nullptr;
+  auto err = m_lib.parseTranslationUnit2(index, header.c_str(), argv.data(), int(argv.size()), nullptr, 0,
+                                         CXTranslationUnit_DetailedPreprocessingRecord |
+                                             CXTranslationUnit_ForSerialization,
+                                         &tu);
+  bool ok = err == CXError_Success && tu;
+  if (ok)
+    for (unsigned i = 0, n = m_lib.getNumDiagnostics(tu); i < n && ok; ++i) {
+      CXDiagnostic d = m_lib.getDiagnostic(tu, i);
+      if (m_lib.getDiagnosticSeverity(d) >= CXDiagnostic_Error) ok = false;
+      m_lib.disposeDiagnostic(d);
+    }
+  if (ok) {
+    // Write beside, then rename: other processes may be reading the old one.
+    fs::path tmp = pch;
+    tmp += ".tmp" + std::to_string(::getpid());
+    ok = m_lib.saveTranslationUnit(tu, tmp.c_str(), CXSaveTranslationUnit_None) == CXSaveError_None;
+    std::error_code ec;
+    if (ok) fs::rename(tmp, pch, ec);
+    if (ec) ok = false;
+    if (!ok) fs::remove(tmp, ec);
+  }
+  if (tu) m_lib.disposeTranslationUnit(tu);
+  m_lib.disposeIndex(index);
+  return ok;
+}
+
+ParseArgs ClangEnv::args(Mode mode, const std::vector<std::string>& defines) {
+  ParseArgs out;
+  out.args = base_args(mode);
+  for (const auto& d : defines) out.args.push_back(d);
+  out.main_file = mode == Mode::cpu ? "/kwb-candidate/candidate.cpp" : "/kwb-candidate/candidate.cu";
+  Pch& p = *m_pch.at(mode);
+  std::lock_guard lock(p.mutex);
+  fs::path pch = m_dir / (std::string(mode_name(mode)) + ".pch");
+  if (p.state == Pch::State::unknown) {
+    std::error_code ec;
+    // A PCH left by an earlier process is tried first; clang validates it against the headers'
+    // sizes and times and refuses a stale one (then invalidate_pch() rebuilds it).
+    bool have = fs::exists(pch, ec) && util::read_file(m_dir / (std::string(mode_name(mode)) +
+                                                                (mode == Mode::cpu ? ".hpp" : ".cuh")))
+                                           .value_or("") == header_text(mode);
+    p.state = have || build_pch(mode) ? Pch::State::ok : Pch::State::failed;
+  }
+  if (p.state == Pch::State::ok) {
+    out.args.insert(out.args.end(), {"-include-pch", pch.string()});
+    out.with_pch = true;
+  }
+  return out;
+}
+
+void ClangEnv::invalidate_pch(Mode mode) {
+  Pch& p = *m_pch.at(mode);
+  std::lock_guard lock(p.mutex);
+  if (p.state != Pch::State::ok) return;
+  if (p.rebuilds++ < 1 && build_pch(mode)) return;
+  p.state = Pch::State::failed;  // parse without it from now on
+}
+
+}  // namespace kwb::analysis

@@ -1,0 +1,67 @@
+#pragma once
+// The parser's environment: include directories, a virtual-file-system overlay that hides every
+// other file, stub headers for CUDA, and one precompiled header (PCH) per parse mode holding the
+// common system headers, built once and kept in the cache directory.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "analysis/libclang.hpp"
+#include "util/error.hpp"
+
+namespace kwb::analysis {
+
+enum class Mode { cpu, cuda_device, cuda_host };
+
+struct ParseArgs {
+  std::vector<std::string> args;  // clang command line (without the file name)
+  std::string main_file;          // virtual path of the candidate (an unsaved file)
+  bool with_pch = false;
+};
+
+class ClangEnv {
+ public:
+  // `cache_dir` empty: a private temporary directory removed when the environment goes away.
+  static util::Result<std::unique_ptr<ClangEnv>> create(const Libclang& lib, std::filesystem::path cache_dir,
+                                                        std::filesystem::path cuda_path);
+  ~ClangEnv();
+  ClangEnv(const ClangEnv&) = delete;
+  ClangEnv& operator=(const ClangEnv&) = delete;
+
+  // Empty when `mode` can be parsed here; else why not (e.g. no CUDA headers).
+  std::string unavailable(Mode mode) const;
+  // Arguments for a candidate; `defines` are -D/-U flags. The PCH is built on first use.
+  ParseArgs args(Mode mode, const std::vector<std::string>& defines);
+  // The PCH of `mode` failed to load (stale or corrupt): rebuild it on next use, once.
+  void invalidate_pch(Mode mode);
+  const std::filesystem::path& dir() const { return m_dir; }
+
+ private:
+  ClangEnv(const Libclang& lib) : m_lib(lib) {}
+  util::Result<void> prepare();
+  std::vector<std::string> base_args(Mode mode) const;
+  bool build_pch(Mode mode);
+
+  struct Pch {
+    std::mutex mutex;
+    enum class State { unknown, ok, failed } state = State::unknown;
+    int rebuilds = 0;
+  };
+
+  const Libclang& m_lib;
+  std::filesystem::path m_dir;  // overlay, stub headers, PCHs
+  bool m_private_dir = false;
+  std::filesystem::path m_cuda;  // empty: no CUDA headers
+  std::string m_cuda_reason;
+  std::filesystem::path m_resource_dir;
+  std::filesystem::path m_gcc_include;  // gcc's own headers (omp.h), searched after clang's
+  std::mutex m_mutex;
+  std::map<Mode, std::unique_ptr<Pch>> m_pch;
+};
+
+std::string_view mode_name(Mode m);
+
+}  // namespace kwb::analysis

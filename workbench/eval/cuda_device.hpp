@@ -1,0 +1,52 @@
+#pragma once
+// A CUDA GPU as a device: found by kwb-gpu-runner in the sandbox (the driver is loaded with
+// dlopen there, so this works, and says why not, on machines without a GPU), calibrated once
+// (device-to-device copy bandwidth counting bytes read + written, f32 FMA rate) and stored in
+// the workspace database (devices table, kind "cuda") with the data-sheet peaks in its details.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "store/database.hpp"
+#include "util/error.hpp"
+
+namespace kwb::eval {
+
+struct CudaDevice {
+  bool present = false;
+  std::string reason;  // why not present ("no CUDA device: libcuda.so.1 not found ...")
+  std::string id;      // calibration identity: "cuda:NVIDIA H200:sm_90:132sm:driver 13.0"
+  std::string key;     // benchmark slot: "cuda:<pci bus id>"
+  std::string name;    // "NVIDIA H200"
+  int cc_major = 0, cc_minor = 0, sms = 0;
+  size_t l2_bytes = 0, memory_bytes = 0;
+  int max_smem_optin = 0;
+  std::string driver;  // CUDA version the driver supports, "13.0"
+  unsigned max_sm_clock_mhz = 0;
+  double copy_bytes_per_s = 0;  // calibrated, bytes read + written
+  double fma_flops_per_s = 0;   // calibrated f32 FMA rate (non-tensor)
+  // Data-sheet peaks (0 when the model is not in the table).
+  double sheet_bytes_per_s = 0, sheet_f32_flops = 0, sheet_tensor_bf16_flops = 0;
+  bool calibrated_now = false;
+
+  // NVRTC target for this device: sm_90a on Hopper (arch-specific features), else sm_XY.
+  std::string arch() const;
+  // "NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)" or the reason it is absent.
+  std::string describe() const;
+};
+
+struct CudaDeviceOptions {
+  std::filesystem::path gpu_runner;  // kwb-gpu-runner
+  std::filesystem::path bwrap = "/usr/bin/bwrap";
+  std::filesystem::path workspace;   // a job folder for the probe is made under jobs/
+  int timeout_ms = 120000;           // start-up and calibration
+};
+
+// Data-sheet peaks by model name (H200, H100 SXM, ...): bytes/s, f32 flops, dense bf16 tensor flops.
+void fill_data_sheet(CudaDevice& d);
+
+// Probes the first GPU and loads its calibration, measuring and storing it when missing (or
+// `force`). No GPU is not an error: the device comes back with present = false and a reason.
+util::Result<CudaDevice> cuda_device(store::Database& db, const CudaDeviceOptions& opt, bool force = false);
+
+}  // namespace kwb::eval

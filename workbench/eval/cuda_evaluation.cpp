@@ -1,0 +1,239 @@
+#include "eval/cuda_evaluation.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "eval/cpu_evaluation.hpp"
+#include "spec/launch_plan.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::eval {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool runs_on_cuda(const core::Workload& w) {
+  return w.backends.empty() || std::find(w.backends.begin(), w.backends.end(), "cuda") != w.backends.end();
+}
+
+// "candidate.cu:3: kwb:launch: ..." -> a diagnostic at that line.
+core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) {
+  core::Diagnostic d{file, 0, 0, "error", e.message, "launch-plan"};
+  if (auto colon = e.where.rfind(':'); colon != std::string::npos && e.where.substr(0, colon) == file) {
+    try {
+      d.line = std::stoi(e.where.substr(colon + 1));
+    } catch (...) {
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+CheckFailure classify_gpu_failure(core::Status status, const std::string& reason) {
+  struct Tag {
+    const char* text;
+    core::Status status;
+  };
+  static constexpr Tag k_tags[] = {{"[no_device] ", core::Status::no_device},
+                                   {"[launch] ", core::Status::rejected},
+                                   {"[fault] ", core::Status::crashed}};
+  if (status == core::Status::error)
+    for (const auto& t : k_tags)
+      if (auto at = reason.find(t.text); at != std::string::npos)
+        return {t.status, reason.substr(0, at) + reason.substr(at + std::string_view(t.text).size())};
+  return {status, reason};
+}
+
+CudaEvaluation::CudaEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand,
+                               EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
+                               std::shared_ptr<build::NvrtcCompiler> compiler)
+    : m_spec(spec), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
+      m_device(std::move(device)), m_progress(std::move(progress)), m_compiler(std::move(compiler)),
+      m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
+  m_verdict.candidate = m_cand.id;
+  m_verdict.op = spec.op;
+  m_verdict.backend = "cuda";
+  m_verdict.device = m_device.describe();
+}
+
+CudaEvaluation::~CudaEvaluation() {
+  if (m_runner) m_runner->finish();
+  m_runner.reset();
+  std::error_code ec;
+  if (!m_job.empty() && !m_opt.keep_job) std::filesystem::remove_all(m_job, ec);
+}
+
+void CudaEvaluation::emit(Stage s, bool finished, std::string detail) {
+  if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
+}
+
+bool CudaEvaluation::fail(core::Status s, std::string reason) {
+  m_verdict.status = s;
+  m_verdict.reason = std::move(reason);
+  m_decided = true;
+  return false;
+}
+
+bool CudaEvaluation::fail_check(const CheckFailure& f) {
+  auto c = classify_gpu_failure(f.status, f.reason);
+  return fail(c.status, c.reason);
+}
+
+std::string CudaEvaluation::arch() const {
+  return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
+}
+
+bool CudaEvaluation::analyze() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::analyze, false);
+  const std::string& file = m_cand.source_name;
+  auto plan = spec::parse_launch_plan(m_cand.source, file);
+  if (!plan) {
+    m_verdict.diagnostics.push_back(plan_diagnostic(plan.error(), file));
+    return fail(core::Status::rejected, plan.error().what());
+  }
+  m_plan = std::move(*plan);
+  if (m_cand.variant.empty()) m_cand.variant = m_plan.variant;
+  auto variant = choose_variant(m_spec, m_cand);
+  if (!variant)
+    return fail(core::Status::rejected, variant.error().what() + " (or add a `// kwb:variant NAME` line)");
+  m_variant = *variant;
+  m_verdict.variant = m_variant->name;
+  if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
+    m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
+    return fail(core::Status::rejected, r.error().what());
+  }
+  m_configs = spec::tune_configs(m_plan);
+  core::LaunchLimits limits;
+  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
+  // Every launch of every config must be valid for every workload before anything compiles.
+  for (const auto* list : {&m_spec.test_workloads, &m_spec.bench_workloads})
+    for (const auto& w : *list) {
+      if (!runs_on_cuda(w)) continue;
+      for (const auto& c : m_configs) {
+        auto dims = spec::resolve_launches(m_plan, c, w.params, file, w.name, limits);
+        util::Result<int64_t> ws = dims ? spec::resolve_workspace(m_plan, c, w.params, file, w.name, limits)
+                                        : util::Result<int64_t>(0);
+        const util::Error* e = !dims ? &dims.error() : !ws ? &ws.error() : nullptr;
+        if (e) {
+          m_verdict.diagnostics.push_back(plan_diagnostic(*e, file));
+          return fail(core::Status::rejected, e->what());
+        }
+      }
+    }
+  if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  m_verdict.summary.stage_ms["analyze"] = ms_since(t);
+  emit(Stage::analyze, true,
+       fmt::format("variant {}, {} launch(es), {} config(s)", m_variant->name, m_plan.launches.size(), m_configs.size()));
+  return true;
+}
+
+bool CudaEvaluation::compile() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::compile, false);
+  if (!m_compiler) {
+    build::NvrtcOptions o;
+    o.worker = m_cuda.nvrtc_worker;
+    o.bwrap = m_opt.bwrap;
+    o.scratch_parent = m_opt.workspace / "jobs";
+    o.cache_dir = m_opt.workspace / "cache" / "cubin";
+    o.arch = arch();
+    o.timeout_ms = m_opt.compile_timeout_ms;
+    o.max_workers = std::max(1, m_cuda.compile_workers);
+    m_compiler = std::make_shared<build::NvrtcCompiler>(std::move(o));
+  }
+  auto job = util::make_unique_dir(m_opt.workspace / "jobs", "job-");
+  if (!job) return fail(core::Status::error, job.error().what());
+  m_job = *job;
+  std::vector<build::CudaCompileRequest> reqs;
+  for (const auto& c : m_configs)
+    reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
+  auto results = m_compiler->compile_all(reqs);
+  m_verdict.toolchain = m_compiler->identity();
+  for (const auto& f : m_cand.flags) m_verdict.toolchain += " " + f;
+  m_verdict.summary.stage_ms["compile"] = ms_since(t);
+  if (!results) return fail(core::Status::error, results.error().what());
+  double nvrtc_ms = 0;
+  int cached = 0;
+  for (size_t i = 0; i < results->size(); ++i) {
+    auto& r = (*results)[i];
+    nvrtc_ms = std::max(nvrtc_ms, r.wall_ms);
+    cached += r.cached;
+    std::string label = m_configs.size() > 1 ? m_configs[i].label() + ": " : "";
+    if (!r.ok) {
+      if (r.internal) return fail(core::Status::error, label + r.reason);
+      m_verdict.diagnostics = r.diagnostics;
+      return fail(r.timed_out ? core::Status::time_limit : core::Status::compile_error, label + r.reason);
+    }
+    if (i == 0)
+      for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
+    std::string name = fmt::format("config-{}.cubin", i);
+    if (auto w = util::write_file_atomic(m_job / name, r.cubin); !w) return fail(core::Status::error, w.error().what());
+    m_cubins.push_back("/job/" + name);
+  }
+  m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
+  emit(Stage::compile, true,
+       fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
+                   ms_since(t)));
+  return true;
+}
+
+bool CudaEvaluation::validate() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::validate, false);
+  if (!m_device.present)
+    return fail(core::Status::no_device,
+                m_device.reason + fmt::format("; the candidate compiled for {} ({} config(s))", arch(),
+                                              m_configs.size()));
+  bool ok = start_runner() && run_tests();
+  m_verdict.summary.stage_ms["validate"] = ms_since(t);
+  if (ok) emit(Stage::validate, true);
+  return ok;
+}
+
+bool CudaEvaluation::benchmark() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::benchmark, false);
+  bool ok = run_bench();
+  m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
+  if (m_runner) m_runner->finish();
+  if (ok) emit(Stage::benchmark, true);
+  return ok;
+}
+
+bool CudaEvaluation::decide() {
+  emit(Stage::decide, false);
+  int tests = 0, checks = 0;
+  const core::WorkloadResult* slowest = nullptr;
+  for (const auto& w : m_verdict.workloads) {
+    checks += w.checks;
+    if (w.kind == "test") ++tests;
+    if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
+  }
+  m_verdict.status = core::Status::accepted;
+  m_verdict.reason = fmt::format("correct on {} test and {} bench workloads ({} checks on fresh inputs, {} config(s))",
+                                 tests, m_verdict.workloads.size() - size_t(tests), checks, m_configs.size());
+  if (slowest && slowest->roofline && slowest->roofline->pct_bw)
+    m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
+                                    slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);
+  m_decided = true;
+  emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
+  return true;
+}
+
+core::Verdict CudaEvaluation::verdict() {
+  core::Verdict v = m_verdict;
+  if (!m_decided) {
+    v.status = core::Status::error;
+    v.reason = "evaluation did not finish";
+  }
+  v.summary.wall_ms = ms_since(m_start);
+  return v;
+}
+
+}  // namespace kwb::eval

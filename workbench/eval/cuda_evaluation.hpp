@@ -1,0 +1,84 @@
+#pragma once
+// The `cuda` backend's Evaluation (docs/cuda.md): parse and check the launch plan, compile every
+// tunable config with NVRTC in sandboxed warm workers (cubins cached), then validate and time in
+// one sandboxed kwb-gpu-runner session on the same shared arena, harness, comparator and timing
+// loop as the CPU backend. Without a GPU the compile still runs and the verdict is `no_device`.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "build/nvrtc_compiler.hpp"
+#include "core/launch_plan.hpp"
+#include "eval/arena.hpp"
+#include "eval/cuda_device.hpp"
+#include "eval/evaluation.hpp"
+#include "eval/harness.hpp"
+#include "eval/runner_client.hpp"
+#include "eval/seeds.hpp"
+
+namespace kwb::eval {
+
+struct CudaOptions {
+  std::filesystem::path gpu_runner;    // kwb-gpu-runner
+  std::filesystem::path nvrtc_worker;  // kwb-nvrtc-worker
+  std::string gpu_arch;                // NVRTC target; empty: the device's (sm_90a without a device)
+  int compile_workers = 4;             // NVRTC workers compiling configs in parallel
+};
+
+class CudaEvaluation : public Evaluation {
+ public:
+  // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
+  CudaEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand, EvalOptions opt,
+                 CudaOptions cuda, CudaDevice device, ProgressFn progress = {},
+                 std::shared_ptr<build::NvrtcCompiler> compiler = nullptr);
+  ~CudaEvaluation() override;
+
+  bool analyze() override;
+  bool compile() override;
+  bool validate() override;
+  bool benchmark() override;
+  bool decide() override;
+  core::Verdict verdict() override;
+  std::string device_key() const override { return m_device.present ? m_device.key : "cuda:none"; }
+
+  const core::LaunchPlan& plan() const { return m_plan; }
+
+ private:
+  bool fail(core::Status s, std::string reason);
+  bool fail_check(const CheckFailure& f);
+  void emit(Stage s, bool finished, std::string detail = {});
+  bool start_runner();
+  bool use_config(size_t config);
+  bool send_dims(size_t config, const core::Workload& w);
+  bool run_tests();
+  bool run_bench();
+  std::string arch() const;
+
+  const core::Spec& m_spec;
+  core::ReferenceFn m_reference;
+  core::Candidate m_cand;
+  EvalOptions m_opt;
+  CudaOptions m_cuda;
+  CudaDevice m_device;
+  ProgressFn m_progress;
+  std::shared_ptr<build::NvrtcCompiler> m_compiler;
+  const core::Variant* m_variant = nullptr;
+  core::LaunchPlan m_plan;
+  std::vector<core::TuneConfig> m_configs;
+  std::vector<std::string> m_cubins;  // per config, path inside the sandbox
+  std::optional<size_t> m_loaded;     // config whose module the runner holds
+  std::filesystem::path m_job;
+  std::optional<SharedArena> m_arena;
+  std::unique_ptr<RunnerSession> m_runner;
+  SeedSource m_seeds;
+  core::Verdict m_verdict;
+  bool m_decided = false;
+  std::chrono::steady_clock::time_point m_start;
+};
+
+// The tag of a kwb-gpu-runner error ("[fault] ...") as a verdict status, with the tag removed.
+CheckFailure classify_gpu_failure(core::Status status, const std::string& reason);
+
+}  // namespace kwb::eval

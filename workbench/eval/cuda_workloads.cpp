@@ -1,0 +1,214 @@
+// The GPU session of a CudaEvaluation: every config on every test workload (all distributions),
+// then per bench workload every config checked and timed, the fastest reported.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "eval/benchmark.hpp"
+#include "eval/cuda_evaluation.hpp"
+#include "spec/expr.hpp"
+#include "spec/launch_plan.hpp"
+
+namespace kwb::eval {
+
+namespace {
+
+bool runs_on_cuda(const core::Workload& w) {
+  return w.backends.empty() || std::find(w.backends.begin(), w.backends.end(), "cuda") != w.backends.end();
+}
+
+// A median faster than moving the compulsory bytes at 1.1x the calibrated copy bandwidth, or
+// doing the flops at 1.1x the highest peak the device has, is impossible (DESIGN §6 rule 5).
+constexpr double k_floor_factor = 1.1;
+
+bool uses_low_precision(const core::Variant& v) {
+  for (const auto& [name, t] : v.dtypes)
+    if (t == core::DType::bf16 || t == core::DType::f16) return true;
+  return false;
+}
+
+size_t output_elements(const WorkloadHarness& h) {
+  size_t n = 0;
+  for (const auto& s : h.slots())
+    if (s.role != core::Role::in) n += s.count;
+  return n;
+}
+
+}  // namespace
+
+bool CudaEvaluation::start_runner() {
+  auto arena = SharedArena::create();
+  if (!arena) return fail(core::Status::error, arena.error().what());
+  m_arena.emplace(std::move(*arena));
+  RunnerConfig cfg{m_cuda.gpu_runner, m_opt.bwrap, m_job, 1, m_opt.run_timeout_ms, 0};
+  cfg.gpu = true;
+  cfg.cpu_seconds = 3600;  // the runner blocks (not spins) while the GPU works; the wall limit is per command
+  auto runner = RunnerSession::start(cfg, *m_arena);
+  if (!runner) return fail(core::Status::error, runner.error().what());
+  m_runner = std::move(*runner);
+  return true;
+}
+
+bool CudaEvaluation::use_config(size_t c) {
+  if (m_loaded == c) return true;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& l : m_plan.launches) {
+    nlohmann::json args = nlohmann::json::array();
+    for (const auto& a : l.args)
+      args.push_back({a.kind == core::LaunchArg::Kind::tensor  ? "tensor"
+                      : a.kind == core::LaunchArg::Kind::param ? "param"
+                                                               : "workspace",
+                      a.index});
+    kernels.push_back({{"name", l.kernel}, {"args", args}});
+  }
+  auto r = m_runner->command({{"op", "load"}, {"cubin", m_cubins[c]}, {"kernels", kernels}}, m_opt.run_timeout_ms,
+                             "loading the module");
+  if (!r) {
+    auto f = classify_gpu_failure(r.error().status, r.error().reason);
+    return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);
+  }
+  m_loaded = c;
+  return true;
+}
+
+bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
+  core::LaunchLimits limits;
+  if (m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
+  auto dims = spec::resolve_launches(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
+  if (!dims) return fail(core::Status::rejected, dims.error().what());
+  auto ws = spec::resolve_workspace(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
+  if (!ws) return fail(core::Status::rejected, ws.error().what());
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& d : *dims)
+    launches.push_back({{"grid", {d.grid[0], d.grid[1], d.grid[2]}},
+                        {"block", {d.block[0], d.block[1], d.block[2]}},
+                        {"smem", d.smem}});
+  auto r = m_runner->command({{"op", "dims"}, {"launches", launches}, {"workspace_bytes", *ws}}, m_opt.run_timeout_ms,
+                             "setting the launch dimensions");
+  if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
+  return true;
+}
+
+bool CudaEvaluation::run_tests() {
+  struct Wrong {
+    size_t elements;
+    std::string reason;
+  };
+  std::vector<Wrong> wrong;
+  size_t considered = 0;
+  std::vector<size_t> result_index;
+  for (size_t c = 0; c < m_configs.size(); ++c) {
+    if (!use_config(c)) return false;
+    std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
+    size_t k = 0;
+    for (const auto& w : m_spec.test_workloads) {
+      if (!runs_on_cuda(w)) continue;
+      if (c == 0) {
+        ++considered;
+        result_index.push_back(m_verdict.workloads.size());
+        auto& res = m_verdict.workloads.emplace_back();
+        res.name = w.name;
+        res.kind = "test";
+        res.params = w.params;
+      }
+      core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
+      WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+      if (auto f = h.prepare()) return fail_check(*f);
+      if (!send_dims(c, w)) return false;
+      for (const auto& dist : m_spec.distributions) {
+        h.load_inputs(dist, m_seeds.next());
+        std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
+        if (!f) f = h.check_determinism(m_seeds.next());
+        if (!f) continue;
+        res.correct = false;
+        if (f->status != core::Status::incorrect) return fail_check({f->status, f->reason + label});
+        wrong.push_back({output_elements(h), f->reason + label});
+        break;
+      }
+    }
+  }
+  if (wrong.empty()) return true;
+  size_t failing = 0;
+  for (size_t i : result_index) failing += !m_verdict.workloads[i].correct;
+  auto worst = std::max_element(wrong.begin(), wrong.end(),
+                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
+  return fail(core::Status::incorrect,
+              fmt::format("wrong on {} of {} test workloads; {}", failing, considered, worst->reason));
+}
+
+bool CudaEvaluation::run_bench() {
+  for (const auto& w : m_spec.bench_workloads) {
+    if (!runs_on_cuda(w)) continue;
+    core::WorkloadResult& res = m_verdict.workloads.emplace_back();
+    res.name = w.name;
+    res.kind = "bench";
+    res.params = w.params;
+    WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+    if (auto f = h.prepare()) return fail_check(*f);
+    std::optional<core::TimeStats> best;
+    size_t best_config = 0;
+    std::string timings;
+    for (size_t c = 0; c < m_configs.size(); ++c) {
+      std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
+      if (!use_config(c) || !send_dims(c, w)) return false;
+      h.load_inputs(m_spec.distributions[0], m_seeds.next());
+      std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
+      if (!f) f = h.check_determinism(m_seeds.next());
+      if (f) {
+        res.correct = false;
+        return fail_check({f->status, f->reason + label});
+      }
+      if (!m_opt.benchmark) continue;
+      BenchmarkConfig cfg;
+      cfg.budget_ms = m_opt.time_budget_ms;
+      cfg.flush_bytes = m_device.l2_bytes * 2;
+      cfg.command_timeout_ms = m_opt.run_timeout_ms;
+      RelativeStderrCriterion criterion;
+      core::TimeStats stats;
+      auto fresh = [&] {
+        h.load_inputs(m_spec.distributions[0], m_seeds.next());
+        m_arena->arm_guards(m_seeds.next());
+      };
+      m_arena->arm_guards(m_seeds.next());
+      if (auto bf = run_benchmark(h, *m_runner, cfg, criterion, fresh, stats)) {
+        res.correct = false;
+        return fail_check({bf->status, bf->reason + label});
+      }
+      stats.clock = "cuda_event";
+      if (auto s = m_runner->command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading clock statistics"))
+        stats.discarded = s->value("discarded", 0);
+      timings += fmt::format("{}{}: {:.1f} us", timings.empty() ? "" : ", ", m_configs[c].label(), stats.median_ns / 1e3);
+      if (!best || stats.median_ns < best->median_ns) {
+        best = stats;
+        best_config = c;
+      }
+    }
+    if (!best) continue;
+    res.time = *best;
+    for (const auto& [k, v] : m_configs[best_config].values) res.params[k] = v;  // the config that gave this time
+    core::RooflineResult r;
+    spec::Env env(w.params.begin(), w.params.end());
+    if (auto b = spec::evaluate(m_variant->roofline.bytes, env)) r.bytes = double(*b);
+    if (auto fl = spec::evaluate(m_variant->roofline.flops, env)) r.flops = double(*fl);
+    double s = best->median_ns * 1e-9;
+    double flops_peak = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.fma_flops_per_s;
+    if (s > 0 && m_device.copy_bytes_per_s > 0) r.pct_bw = r.bytes / s / m_device.copy_bytes_per_s * 100.0;
+    if (s > 0 && flops_peak > 0 && r.flops > 0) r.pct_flops = r.flops / s / flops_peak * 100.0;
+    res.roofline = r;
+    double fastest_flops = std::max({m_device.fma_flops_per_s, m_device.sheet_tensor_bf16_flops, 1.0});
+    double floor_ns = std::max(m_device.copy_bytes_per_s > 0 ? r.bytes / (m_device.copy_bytes_per_s * k_floor_factor) : 0.0,
+                               r.flops / (fastest_flops * k_floor_factor)) * 1e9;
+    emit(Stage::benchmark, false, fmt::format("{}: {}", w.name, timings));
+    if (best->median_ns < floor_ns) {
+      res.correct = false;
+      return fail(core::Status::rejected,
+                  fmt::format("workload {}: median {:.0f} ns is physically impossible: moving {:.0f} bytes and doing "
+                              "{:.0f} flops needs at least {:.0f} ns on {} (calibrated {:.0f} GB/s; is work skipped?)",
+                              w.name, best->median_ns, r.bytes, r.flops, floor_ns, m_device.name,
+                              m_device.copy_bytes_per_s / 1e9));
+    }
+  }
+  return true;
+}
+
+}  // namespace kwb::eval

@@ -1,0 +1,49 @@
+#pragma once
+// Parsing, checking and evaluating the launch plan of a `cuda`-form candidate
+// (core/launch_plan.hpp, docs/cuda.md). Errors name the source line:
+//   candidate.cu:3: kwb:launch: unknown argument 'z' (tensors: x, y; params: rows, cols)
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/launch_plan.hpp"
+#include "core/spec.hpp"
+#include "util/error.hpp"
+
+namespace kwb::spec {
+
+constexpr size_t k_max_tune_configs = 64;
+
+// Reads every `// kwb:launch|tune|workspace|variant ...` comment line of `source` and checks its
+// syntax (expressions included). `file` names the source in errors.
+util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::string_view file);
+
+// Binds argument names to the spec's tensors and params (fills LaunchArg::kind and index) and
+// checks every name: arguments, names used in expressions (params and tunables only), tunables
+// that shadow a param or tensor, `workspace` without a kwb:workspace line, outputs that no
+// kernel receives.
+util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file);
+
+// Every combination of the tunables' values, in the order written (one empty config when the
+// plan has no tunables).
+std::vector<core::TuneConfig> tune_configs(const core::LaunchPlan& plan);
+
+// The "-DNAME=value" flags of one config.
+std::vector<std::string> config_defines(const core::TuneConfig& config);
+
+// Evaluates every launch of the plan for one workload and config and checks the results against
+// `limits` (threads per block, block and grid sizes, dynamic shared memory). `workload` names the
+// workload in errors.
+util::Result<std::vector<core::LaunchDims>> resolve_launches(const core::LaunchPlan& plan,
+                                                             const core::TuneConfig& config,
+                                                             const std::map<std::string, int64_t>& params,
+                                                             std::string_view file, std::string_view workload,
+                                                             const core::LaunchLimits& limits = {});
+
+// Workspace bytes for one workload and config (0 without a kwb:workspace line).
+util::Result<int64_t> resolve_workspace(const core::LaunchPlan& plan, const core::TuneConfig& config,
+                                        const std::map<std::string, int64_t>& params, std::string_view file,
+                                        std::string_view workload, const core::LaunchLimits& limits = {});
+
+}  // namespace kwb::spec

@@ -1,0 +1,222 @@
+#include "store/candidate_repository.hpp"
+
+#include <mutex>
+
+#include "store/statement.hpp"
+#include "util/random.hpp"
+
+namespace kwb::store {
+
+namespace {
+
+constexpr const char* k_columns =
+    "id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, note, parent, idempotency_key, "
+    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at";
+
+CandidateRecord read_row(const Statement& st) {
+  CandidateRecord r;
+  r.id = st.text(0);
+  r.seq = st.integer(1);
+  if (!st.is_null(2)) r.token_id = st.integer(2);
+  r.op = st.text(3);
+  r.variant = st.text(4);
+  r.backend = st.text(5);
+  r.source_sha256 = st.text(6);
+  r.source_name = st.text(7);
+  auto flags = nlohmann::json::parse(st.text(8), nullptr, false);
+  if (flags.is_array())
+    for (const auto& f : flags)
+      if (f.is_string()) r.flags.push_back(f.get<std::string>());
+  r.note = st.text(9);
+  if (!st.is_null(10)) r.parent = st.text(10);
+  if (!st.is_null(11)) r.idempotency_key = st.text(11);
+  r.state = st.text(12);
+  r.cancel_requested = st.integer(13) != 0;
+  r.attempts = int(st.integer(14));
+  if (!st.is_null(15)) r.status = st.text(15);
+  if (!st.is_null(16)) {
+    r.verdict = nlohmann::json::parse(st.text(16), nullptr, false);
+    if (r.verdict.is_discarded()) r.verdict = nullptr;
+  }
+  r.created_at = st.text(17);
+  r.updated_at = st.text(18);
+  if (!st.is_null(19)) r.finished_at = st.text(19);
+  return r;
+}
+
+util::Unexpected err(const Database& db, const Statement& st) { return util::fail(db.file().string(), st.error()); }
+
+}  // namespace
+
+util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, bool* existing) {
+  if (existing) *existing = false;
+  if (rec.idempotency_key) {
+    Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
+                                   " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
+    q.bind(1, rec.token_id.value_or(0)).bind(2, *rec.idempotency_key);
+    if (q.step() == SQLITE_ROW) {
+      if (existing) *existing = true;
+      return read_row(q);
+    }
+  }
+  rec.id = "c-" + util::random_hex(8);
+  Statement st(m_db.handle(),
+               "INSERT INTO candidates (id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, "
+               "note, parent, idempotency_key, state) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM candidates), "
+               "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued') RETURNING seq, created_at, updated_at");
+  if (!st.ok()) return err(m_db, st);
+  st.bind(1, rec.id).bind(2, rec.token_id).bind(3, rec.op).bind(4, rec.variant).bind(5, rec.backend);
+  st.bind(6, rec.source_sha256).bind(7, rec.source_name).bind(8, nlohmann::json(rec.flags).dump());
+  st.bind(9, rec.note).bind(10, rec.parent).bind(11, rec.idempotency_key);
+  int rc = st.step();
+  if (rc != SQLITE_ROW) {
+    // A concurrent submit with the same idempotency key won the race: return its candidate.
+    if (rc == SQLITE_CONSTRAINT && rec.idempotency_key) return insert(std::move(rec), existing);
+    return err(m_db, st);
+  }
+  rec.seq = st.integer(0);
+  rec.created_at = st.text(1);
+  rec.updated_at = st.text(2);
+  rec.state = "queued";
+  return rec;
+}
+
+util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std::string& id) {
+  Statement st(m_db.handle(), std::string("SELECT ") + k_columns + " FROM candidates WHERE id = ?1");
+  if (!st.ok()) return err(m_db, st);
+  st.bind(1, id);
+  int rc = st.step();
+  if (rc == SQLITE_ROW) return read_row(st);
+  if (rc == SQLITE_DONE) return std::optional<CandidateRecord>{};
+  return err(m_db, st);
+}
+
+util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const CandidateFilter& f) {
+  std::string sql = std::string("SELECT ") + k_columns + " FROM candidates WHERE 1";
+  if (f.op) sql += " AND op = ?1";
+  if (f.state) sql += " AND state = ?2";
+  if (f.status) sql += " AND status = ?3";
+  if (f.token_id) sql += " AND token_id = ?4";
+  if (f.before_seq) sql += " AND seq < ?5";
+  sql += " ORDER BY seq DESC LIMIT ?6";
+  Statement st(m_db.handle(), sql);
+  if (!st.ok()) return err(m_db, st);
+  if (f.op) st.bind(1, *f.op);
+  if (f.state) st.bind(2, *f.state);
+  if (f.status) st.bind(3, *f.status);
+  if (f.token_id) st.bind(4, *f.token_id);
+  if (f.before_seq) st.bind(5, *f.before_seq);
+  st.bind(6, int64_t(f.limit));
+  std::vector<CandidateRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  if (rc != SQLITE_DONE) return err(m_db, st);
+  return out;
+}
+
+util::Result<bool> CandidateRepository::set_state(const std::string& id, const std::string& state) {
+  Statement st(m_db.handle(),
+               "UPDATE candidates SET state = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+               "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
+  st.bind(1, id).bind(2, state);
+  if (st.step() != SQLITE_DONE) return err(m_db, st);
+  return st.changes() > 0;
+}
+
+util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
+  Statement st(m_db.handle(),
+               "UPDATE candidates SET state = 'analyzing', attempts = attempts + 1, "
+               "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+               "WHERE id = ?1 AND state NOT IN ('done', 'cancelled') RETURNING attempts");
+  st.bind(1, id);
+  int rc = st.step();
+  if (rc == SQLITE_ROW) return int(st.integer(0));
+  if (rc == SQLITE_DONE) return 0;
+  return err(m_db, st);
+}
+
+util::Result<bool> CandidateRepository::finish(const std::string& id, const nlohmann::json& verdict) {
+  if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
+  auto rollback = [&](util::Error e) -> util::Result<bool> {
+    m_db.exec("ROLLBACK;");
+    return std::unexpected(std::move(e));
+  };
+  Statement st(m_db.handle(),
+               "UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, "
+               "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+               "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
+  st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, verdict.dump());
+  if (st.step() != SQLITE_DONE) return rollback({m_db.file().string(), st.error()});
+  if (st.changes() == 0) {
+    m_db.exec("ROLLBACK;");
+    return false;
+  }
+  for (const auto& w : verdict.value("workloads", nlohmann::json::array())) {
+    Statement r(m_db.handle(),
+                "INSERT OR REPLACE INTO results (candidate_id, workload, kind, correct, median_ns, data) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    r.bind(1, id).bind(2, w.value("name", "")).bind(3, w.value("kind", "")).bind(4, int64_t(w.value("correct", false)));
+    if (w.contains("time") && w["time"].is_object()) r.bind(5, w["time"].value("median_ns", 0.0));
+    else r.bind_null(5);
+    r.bind(6, w.dump());
+    if (r.step() != SQLITE_DONE) return rollback({m_db.file().string(), r.error()});
+  }
+  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
+  return true;
+}
+
+util::Result<std::string> CandidateRepository::cancel(const std::string& id) {
+  Statement q(m_db.handle(),
+              "UPDATE candidates SET state = 'cancelled', cancel_requested = 1, "
+              "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+              "WHERE id = ?1 AND state = 'queued'");
+  q.bind(1, id);
+  if (q.step() != SQLITE_DONE) return err(m_db, q);
+  if (q.changes() > 0) return std::string("cancelled");
+  Statement f(m_db.handle(),
+              "UPDATE candidates SET cancel_requested = 1 WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
+  f.bind(1, id);
+  if (f.step() != SQLITE_DONE) return err(m_db, f);
+  auto rec = find(id);
+  if (!rec) return std::unexpected(rec.error());
+  if (!*rec) return util::fail("candidate " + id, "not found");
+  return (*rec)->state;
+}
+
+util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id) {
+  Statement st(m_db.handle(),
+               "UPDATE candidates SET state = 'cancelled', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+               "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
+  st.bind(1, id);
+  if (st.step() != SQLITE_DONE) return err(m_db, st);
+  return st.changes() > 0;
+}
+
+util::Result<void> CandidateRepository::record_stage(const std::string& id, int attempt, const std::string& stage,
+                                                     double ms, const std::string& detail) {
+  Statement st(m_db.handle(),
+               "INSERT OR REPLACE INTO stages (candidate_id, attempt, stage, ms, detail) VALUES (?1, ?2, ?3, ?4, ?5)");
+  st.bind(1, id).bind(2, int64_t(attempt)).bind(3, stage).bind(4, ms).bind(5, detail);
+  if (st.step() != SQLITE_DONE) return err(m_db, st);
+  return {};
+}
+
+util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
+  Statement st(m_db.handle(), std::string("SELECT ") + k_columns +
+                                  " FROM candidates WHERE state NOT IN ('done', 'cancelled') ORDER BY seq");
+  std::vector<CandidateRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  if (rc != SQLITE_DONE) return err(m_db, st);
+  return out;
+}
+
+util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> token_id) {
+  Statement st(m_db.handle(),
+               "SELECT count(*) FROM candidates WHERE state NOT IN ('done', 'cancelled') AND coalesce(token_id, 0) = ?1");
+  st.bind(1, token_id.value_or(0));
+  if (st.step() != SQLITE_ROW) return err(m_db, st);
+  return st.integer(0);
+}
+
+}  // namespace kwb::store

@@ -1,0 +1,68 @@
+#pragma once
+// The candidates table and its satellites (stages, results): the durable state of the pipeline.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/database.hpp"
+
+namespace kwb::store {
+
+struct CandidateRecord {
+  std::string id;
+  int64_t seq = 0;
+  std::optional<int64_t> token_id;
+  std::string op, variant, backend;
+  std::string source_sha256, source_name;
+  std::vector<std::string> flags;
+  std::string note;
+  std::optional<std::string> parent, idempotency_key;
+  std::string state = "queued";
+  bool cancel_requested = false;
+  int attempts = 0;
+  std::optional<std::string> status;
+  nlohmann::json verdict;  // null until done
+  std::string created_at, updated_at;
+  std::optional<std::string> finished_at;
+};
+
+struct CandidateFilter {
+  std::optional<std::string> op, state, status;
+  std::optional<int64_t> token_id;
+  std::optional<int64_t> before_seq;  // pagination: newest first, strictly older than this
+  int limit = 50;
+};
+
+class CandidateRepository {
+ public:
+  explicit CandidateRepository(Database& db) : m_db(db) {}
+
+  // Inserts a new queued candidate (id and seq assigned here). When the token already submitted
+  // the same idempotency key, returns that candidate instead with `*existing = true`.
+  util::Result<CandidateRecord> insert(CandidateRecord rec, bool* existing);
+  util::Result<std::optional<CandidateRecord>> find(const std::string& id);
+  util::Result<std::vector<CandidateRecord>> list(const CandidateFilter& f);
+  // Moves a non-terminal candidate to `state` (a pipeline stage); false when it is terminal.
+  util::Result<bool> set_state(const std::string& id, const std::string& state);
+  // Starts an attempt: state analyzing, attempts + 1; returns the attempt number (0 = terminal).
+  util::Result<int> begin_attempt(const std::string& id);
+  // Writes the verdict, its per-workload results and state done in one transaction, exactly
+  // once: false when the candidate was already done or cancelled.
+  util::Result<bool> finish(const std::string& id, const nlohmann::json& verdict);
+  // Queued: cancelled at once (returns "cancelled"); in flight: flagged (returns the state);
+  // terminal: unchanged (returns the state).
+  util::Result<std::string> cancel(const std::string& id);
+  util::Result<bool> mark_cancelled(const std::string& id);  // in-flight candidate stopped
+  util::Result<void> record_stage(const std::string& id, int attempt, const std::string& stage, double ms,
+                                  const std::string& detail);
+  // Candidates not yet done or cancelled, oldest first (start-up recovery and the queue).
+  util::Result<std::vector<CandidateRecord>> unfinished();
+  util::Result<int64_t> count_active(std::optional<int64_t> token_id);
+
+ private:
+  Database& m_db;
+};
+
+}  // namespace kwb::store

@@ -1,0 +1,29 @@
+#include "store/event_repository.hpp"
+
+#include "store/statement.hpp"
+
+namespace kwb::store {
+
+util::Result<EventRecord> EventRepository::append(const std::string& candidate_id, const std::string& kind,
+                                                  const nlohmann::json& data) {
+  Statement st(m_db.handle(), "INSERT INTO events (candidate_id, kind, data) VALUES (?1, ?2, ?3) RETURNING id, at");
+  st.bind(1, candidate_id).bind(2, kind).bind(3, data.dump());
+  if (st.step() != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
+  return EventRecord{st.integer(0), candidate_id, st.text(1), kind, data};
+}
+
+util::Result<std::vector<EventRecord>> EventRepository::after(const std::string& candidate_id, int64_t after_id) {
+  Statement st(m_db.handle(),
+               "SELECT id, at, kind, data FROM events WHERE candidate_id = ?1 AND id > ?2 ORDER BY id");
+  st.bind(1, candidate_id).bind(2, after_id);
+  std::vector<EventRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) {
+    auto data = nlohmann::json::parse(st.text(3), nullptr, false);
+    out.push_back({st.integer(0), candidate_id, st.text(1), st.text(2), data.is_discarded() ? nlohmann::json() : data});
+  }
+  if (rc != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  return out;
+}
+
+}  // namespace kwb::store

@@ -1,0 +1,29 @@
+#pragma once
+// The events of a candidate (state changes, stage progress, the verdict), in order; the
+// daemon's Server-Sent Events replay them from any id.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/database.hpp"
+
+namespace kwb::store {
+
+struct EventRecord {
+  int64_t id = 0;
+  std::string candidate_id, at, kind;
+  nlohmann::json data;
+};
+
+class EventRepository {
+ public:
+  explicit EventRepository(Database& db) : m_db(db) {}
+  util::Result<EventRecord> append(const std::string& candidate_id, const std::string& kind, const nlohmann::json& data);
+  util::Result<std::vector<EventRecord>> after(const std::string& candidate_id, int64_t after_id);
+
+ private:
+  Database& m_db;
+};
+
+}  // namespace kwb::store
