@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for tests that drive the real `kwb` binary.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>

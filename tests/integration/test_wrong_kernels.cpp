@@ -76,6 +76,26 @@ TEST(EvalCli, UsageErrorsExitTwo) {
   EXPECT_EQ(no_args.exit_code, 2);
 }
 
+TEST(EvalCli, IdenticalResubmissionHitsTheCompileCache) {
+  // A source no other test uses, so the first evaluation is a miss in this workspace.
+  auto dir = workspace() / "cache-test";
+  std::filesystem::create_directories(dir);
+  auto src = dir / "unique_add.cpp";
+  std::ofstream(src) << "#include <cstdint>\n// " << ::getpid() << "\nextern \"C\" void kwb_vector_add_f32("
+                        "const float* a, const float* b, float* c, int64_t n) { for (int64_t i = 0; i < n; ++i) "
+                        "c[i] = a[i] + b[i]; }\n";
+  auto first = kwb_eval_json(src.string(), "--op vector_add --no-bench");
+  auto second = kwb_eval_json(src.string(), "--op vector_add --no-bench");
+  auto off = kwb_eval_json(src.string(), "--op vector_add --no-bench --no-cache");
+  ASSERT_EQ(first.verdict["status"], "accepted") << first.raw;
+  EXPECT_EQ(first.verdict["summary"]["compile_cache"], "miss");
+  EXPECT_EQ(second.verdict["status"], "accepted") << second.raw;
+  EXPECT_EQ(second.verdict["summary"]["compile_cache"], "hit");
+  EXPECT_LT(second.verdict["summary"]["stage_ms"]["compile"].get<double>(),
+            first.verdict["summary"]["stage_ms"]["compile"].get<double>());
+  EXPECT_EQ(off.verdict["summary"]["compile_cache"], "off");
+}
+
 TEST(EvalCli, FixedSeedIsReproducible) {
   auto src = (source_dir() / "kernels/row_sum/cpu/blocked.cpp").string();
   auto a = kwb_eval_json(src, "--op row_sum --seed 42 --no-bench");

@@ -147,7 +147,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 // Parses and runs every check. `r.available` stays false on a failure of the analyzer itself.
 void run(Engine& eng, Mode mode, const Request& req, Report& r) {
   const Libclang& cx = *eng.lib;
-  ParseArgs pa = eng.env->args(mode, defines_of(req.flags));
+  ParseArgs pa = eng.env->args(mode, defines_of(req.flags), req.source);
   CXIndex index = cx.createIndex(/*excludeDeclarationsFromPCH=*/1, /*displayDiagnostics=*/0);
   CXTranslationUnit tu = nullptr;
   CXErrorCode err = CXError_Failure;
@@ -158,8 +158,8 @@ void run(Engine& eng, Mode mode, const Request& req, Report& r) {
     err = cx.parseTranslationUnit2(index, pa.main_file.c_str(), argv.data(), int(argv.size()), &file, 1,
                                    CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
     if (err != CXError_ASTReadError || !pa.with_pch) break;
-    eng.env->invalidate_pch(mode);  // stale or corrupt PCH: rebuild (or go without) and retry once
-    pa = eng.env->args(mode, defines_of(req.flags));
+    eng.env->invalidate_pch(pa.pch_set);  // stale or corrupt PCH: rebuild (or go without), retry once
+    pa = eng.env->args(mode, defines_of(req.flags), req.source);
   }
   Findings findings;
   if (err == CXError_Crashed) {
@@ -288,7 +288,9 @@ bool warm_up(const std::string& backend) {
   auto mode = mode_of(backend);
   auto eng = engine();
   if (!mode || !eng->lib || !eng->env->unavailable(*mode).empty()) return false;
-  return eng->env->args(*mode, {}).with_pch;
+  bool ok = eng->env->args(*mode, {}, "").with_pch;
+  if (*mode == Mode::cpu) ok = eng->env->args(*mode, {}, "#include <immintrin.h>").with_pch && ok;
+  return ok;
 }
 
 }  // namespace kwb::analysis

@@ -108,7 +108,8 @@ class SignatureCheck {
   std::string param_mismatch(CXType actual, const ExpectedParam& e) const {
     CXType c = m_ast.canonical(actual);
     std::string got = tidy_type(m_ast.type_spelling(actual));
-    if (e.kind == ParamKind::scalar) return c.kind == CXType_Long ? "" : got;
+    // NVRTC has no <cstdint>: CUDA kernels may spell int64_t as long long (the same 64-bit type).
+    if (e.kind == ParamKind::scalar) return c.kind == CXType_Long || (m_ctx.cuda && c.kind == CXType_LongLong) ? "" : got;
     if (c.kind != CXType_Pointer) return got;
     CXType pointee = m_cx.getPointeeType(c);
     if (e.kind == ParamKind::stream) return m_ast.canonical_name(pointee) == "CUstream_st" ? "" : got;
@@ -124,7 +125,7 @@ class SignatureCheck {
     if (c_type == "uint16_t") return t.kind == CXType_UShort;
     if (c_type == "int32_t") return t.kind == CXType_Int;
     if (c_type == "uint32_t") return t.kind == CXType_UInt;
-    if (c_type == "int64_t") return t.kind == CXType_Long;
+    if (c_type == "int64_t") return t.kind == CXType_Long || (m_ctx.cuda && t.kind == CXType_LongLong);
     if (c_type == "uint8_t") return t.kind == CXType_UChar;
     return t.kind == CXType_Record && m_ast.canonical_name(t) == c_type;  // __half, __nv_bfloat16
   }

@@ -16,10 +16,15 @@ namespace kwb::analysis {
 
 enum class Mode { cpu, cuda_device, cuda_host };
 
+// The precompiled header sets: a CPU candidate that includes an intrinsics header gets the set
+// with <immintrin.h> (which would triple the loading cost of the plain set).
+enum class PchSet { cpu, cpu_simd, cuda_device, cuda_host };
+
 struct ParseArgs {
   std::vector<std::string> args;  // clang command line (without the file name)
   std::string main_file;          // virtual path of the candidate (an unsaved file)
   bool with_pch = false;
+  PchSet pch_set = PchSet::cpu;
 };
 
 class ClangEnv {
@@ -34,16 +39,19 @@ class ClangEnv {
   // Empty when `mode` can be parsed here; else why not (e.g. no CUDA headers).
   std::string unavailable(Mode mode) const;
   // Arguments for a candidate; `defines` are -D/-U flags. The PCH is built on first use.
-  ParseArgs args(Mode mode, const std::vector<std::string>& defines);
-  // The PCH of `mode` failed to load (stale or corrupt): rebuild it on next use, once.
-  void invalidate_pch(Mode mode);
+  ParseArgs args(Mode mode, const std::vector<std::string>& defines, std::string_view source);
+  // The PCH a candidate gets (chosen from its text: only a matter of speed, never of results).
+  static PchSet pch_set(Mode mode, std::string_view source);
+  // The PCH failed to load (stale or corrupt): rebuild it on next use, once.
+  void invalidate_pch(PchSet set);
   const std::filesystem::path& dir() const { return m_dir; }
 
  private:
   ClangEnv(const Libclang& lib) : m_lib(lib) {}
   util::Result<void> prepare();
   std::vector<std::string> base_args(Mode mode) const;
-  bool build_pch(Mode mode);
+  std::string pch_stem(PchSet set) const;
+  bool build_pch(PchSet set);
 
   struct Pch {
     std::mutex mutex;
@@ -59,7 +67,7 @@ class ClangEnv {
   std::filesystem::path m_resource_dir;
   std::filesystem::path m_gcc_include;  // gcc's own headers (omp.h), searched after clang's
   std::mutex m_mutex;
-  std::map<Mode, std::unique_ptr<Pch>> m_pch;
+  std::map<PchSet, std::unique_ptr<Pch>> m_pch;
 };
 
 std::string_view mode_name(Mode m);

@@ -23,7 +23,7 @@ struct EvalArgs {
   std::string source, op, variant, backend;  // backend empty: cuda for .cu files, else cpu
   std::string gpu_arch;
   uint64_t seed = 0;
-  bool json = false, no_bench = false, keep_job = false;
+  bool json = false, no_bench = false, keep_job = false, no_cache = false;
   std::vector<std::string> flags;
 };
 
@@ -75,6 +75,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.threads = int(settings.get_int("threads"));
   opt.benchmark = !a.no_bench;
   opt.keep_job = a.keep_job;
+  opt.compile_cache = !a.no_cache;
   if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
 
   core::Verdict verdict;
@@ -123,6 +124,7 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
   cmd->add_flag("--keep-job", args->keep_job, "Keep the sandbox job folder under <workspace>/jobs");
+  cmd->add_flag("--no-cache", args->no_cache, "Compile even when <workspace>/cache holds this exact build");
   add_setting_flags(*cmd, settings);
   cmd->callback([args, &settings, &code] { code = run_eval(*args, settings); });
 }

@@ -1,6 +1,10 @@
 #include "build/cpu_toolchain.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include "build/compile_cache.hpp"
 
 #include "build/diagnostics.hpp"
 #include "build/flags.hpp"
@@ -10,6 +14,17 @@
 namespace kwb::build {
 
 namespace {
+
+constexpr size_t k_max_object_bytes = 256u << 20;
+
+// What -march=native means here: the CPU model, so a cache shared between machines never
+// hands one CPU's object to another.
+std::string native_target() {
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0) return "-march=native on " + line.substr(line.find(':') + 2);
+  return "-march=native on unknown CPU";
+}
 
 // Runs the trusted system compiler (no candidate input) to read its version.
 std::string read_version(const std::filesystem::path& cxx) {
@@ -38,6 +53,7 @@ util::Result<CpuToolchain> CpuToolchain::detect(const std::string& cxx) {
   CpuToolchain t;
   t.m_path = path;
   t.m_identity = path.filename().string() + " " + version;
+  t.m_target = native_target();
   return t;
 }
 
@@ -55,6 +71,25 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   }
   if (auto r = util::write_file_atomic(req.job_dir / "candidate.cpp", req.source); !r)
     return std::unexpected(r.error());
+
+  // Compile cache: an identical source with the same toolchain, flags and target is not
+  // compiled again (the cached object was produced by the same sandboxed compile).
+  std::optional<CompileCache> cache;
+  if (!req.cache_dir.empty()) {
+    cache.emplace(req.cache_dir);
+    auto flags = base_flags();
+    flags.insert(flags.end(), req.extra_flags.begin(), req.extra_flags.end());
+    result.cache_key = cache_key({"cpu-so", m_identity, flags, m_target, req.source});
+    if (auto hit = cache->lookup(result.cache_key)) {
+      auto data = util::read_file_nofollow(*hit, k_max_object_bytes);
+      if (data && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
+        result.ok = true;
+        result.cache_hit = true;
+        result.object_inside = "/job/candidate.so";
+        return result;
+      }
+    }
+  }
 
   sandbox::Request sreq;
   sreq.bwrap = req.bwrap;
@@ -90,6 +125,13 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   }
   result.ok = true;
   result.object_inside = "/job/candidate.so";
+  if (cache) {
+    // Read back without following links: the job folder is hostile after the compile.
+    if (auto r = cache->store(result.cache_key, req.job_dir / "candidate.so", k_max_object_bytes); !r) {
+      result.ok = false;
+      result.reason = "the compiler's output is not a regular file of at most 256 MiB: " + r.error().what();
+    }
+  }
   return result;
 }
 

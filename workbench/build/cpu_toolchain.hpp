@@ -17,6 +17,7 @@ struct CompileRequest {
   std::vector<std::string> extra_flags;  // checked by check_flags
   std::filesystem::path bwrap = "/usr/bin/bwrap";
   int timeout_ms = 60000;
+  std::filesystem::path cache_dir;  // empty: no compile cache
 };
 
 struct CompileResult {
@@ -26,6 +27,8 @@ struct CompileResult {
   std::string log;             // compiler output, capped
   std::string object_inside;   // path of the shared object inside the sandbox ("/job/candidate.so")
   double wall_ms = 0;
+  bool cache_hit = false;      // the shared object came from the compile cache
+  std::string cache_key;
   std::string reason;          // one line when !ok
 };
 
@@ -41,6 +44,7 @@ class CpuToolchain {
  private:
   std::filesystem::path m_path;
   std::string m_identity;
+  std::string m_target;
 };
 
 }  // namespace kwb::build

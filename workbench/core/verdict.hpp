@@ -64,7 +64,8 @@ struct Summary {
   std::optional<double> geomean_vs_incumbent, geomean_vs_baseline;
   std::optional<bool> beats_incumbent;
   double wall_ms = 0;
-  std::map<std::string, double> stage_ms;  // analyze, compile, validate, benchmark
+  std::map<std::string, double> stage_ms;
+  std::string compile_cache;  // "hit" | "miss" | "off"  // analyze, compile, validate, benchmark
 };
 
 struct Verdict {

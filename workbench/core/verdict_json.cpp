@@ -82,7 +82,9 @@ nlohmann::json to_json(const Verdict& v) {
   j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},
                   {"geomean_vs_baseline", opt(v.summary.geomean_vs_baseline)},
                   {"beats_incumbent", opt(v.summary.beats_incumbent)},
-                  {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms}};
+                  {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
+                  {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(v.summary.compile_cache)}};
   return j;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyzer.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::eval {
@@ -59,7 +60,9 @@ bool CpuEvaluation::fail(core::Status s, std::string reason) {
 }
 
 bool CpuEvaluation::analyze() {
-  // Static analysis (libclang) arrives with its own issue; the stage resolves the variant now.
+  // Resolves the variant, then static analysis (docs/analysis.md): an error finding rejects the
+  // candidate before it is compiled (a clang parse error is a compile_error); where libclang is
+  // absent, CPU candidates go on with a note (they still run only in the sandbox).
   auto t = std::chrono::steady_clock::now();
   emit(Stage::analyze, false);
   auto variant = choose_variant(m_spec, m_cand);
@@ -67,8 +70,27 @@ bool CpuEvaluation::analyze() {
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
   if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
+  auto report = analysis::analyze(analysis::Request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name,
+                                                    {}, m_cand.flags});
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  emit(Stage::analyze, true, "variant " + m_variant->name);
+  if (!report.available) {
+    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
+                                                     report.unavailable_reason + " (cpu candidates are allowed "
+                                                     "without it: they run only in the sandbox)",
+                                                     "analysis-unavailable"});
+  } else {
+    m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
+    if (const core::Diagnostic* e = report.first_error())
+      return fail(e->rule == "parse" ? core::Status::compile_error : core::Status::rejected,
+                  analysis::format_finding(*e));
+  }
+  emit(Stage::analyze, true,
+       fmt::format("variant {}, {}", m_variant->name,
+                   !report.available ? "static analysis unavailable"
+                                     : fmt::format("{} finding{}, {:.0f} ms{}", report.findings.size(),
+                                                   report.findings.size() == 1 ? "" : "s", report.ms,
+                                                   report.cached ? " (cached)" : "")));
   return true;
 }
 
@@ -85,7 +107,8 @@ bool CpuEvaluation::compile() {
   if (!job) return fail(core::Status::error, job.error().what());
   m_job = *job;
   build::CompileRequest req{m_cand.source, m_cand.source_name, m_job, m_cand.flags, m_opt.bwrap,
-                            m_opt.compile_timeout_ms};
+                            m_opt.compile_timeout_ms,
+                            m_opt.compile_cache ? m_opt.workspace / "cache" / "cpu" : std::filesystem::path()};
   auto compiled = m_toolchain->compile(req);
   m_verdict.summary.stage_ms["compile"] = ms_since(t);
   if (!compiled) return fail(core::Status::error, compiled.error().what());
@@ -93,7 +116,9 @@ bool CpuEvaluation::compile() {
   if (!compiled->ok)
     return fail(compiled->timed_out ? core::Status::time_limit : core::Status::compile_error, compiled->reason);
   m_object = compiled->object_inside;
-  emit(Stage::compile, true, fmt::format("{}, {:.0f} ms", m_toolchain->identity(), ms_since(t)));
+  m_verdict.summary.compile_cache = !m_opt.compile_cache ? "off" : compiled->cache_hit ? "hit" : "miss";
+  emit(Stage::compile, true,
+       fmt::format("{}, {:.0f} ms{}", m_toolchain->identity(), ms_since(t), compiled->cache_hit ? " (cache hit)" : ""));
   return true;
 }
 

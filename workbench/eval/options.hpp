@@ -18,6 +18,7 @@ struct EvalOptions {
   int threads = 1;
   bool benchmark = true;        // false: correctness only
   bool keep_job = false;        // keep workspace/jobs/<id> for inspection
+  bool compile_cache = true;    // reuse objects from <workspace>/cache
 };
 
 }  // namespace kwb::eval

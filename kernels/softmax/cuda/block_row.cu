@@ -25,7 +25,7 @@ __device__ float block_reduce(float v, float* red) {
   if (lane == 0) red[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    float w = lane < warps ? red[lane] : (Max ? -INFINITY : 0.f);
+    float w = lane < warps ? red[lane] : (Max ? __int_as_float(0xff800000) : 0.f);
     w = Max ? warp_max(w) : warp_sum(w);
     if (lane == 0) red[32] = w;
   }
@@ -45,7 +45,7 @@ extern "C" __global__ void softmax_f32(const float* __restrict__ x, float* __res
   const bool vec = (cols & 3) == 0 && ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15) == 0;
   const int tid = threadIdx.x, nt = blockDim.x;
 
-  float m = -INFINITY;
+  float m = __int_as_float(0xff800000);
   if (vec) {
     const float4* x4 = reinterpret_cast<const float4*>(xr);
     for (long long i = tid; i < cols / 4; i += nt) {

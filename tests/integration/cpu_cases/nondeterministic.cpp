@@ -1,4 +1,4 @@
-// kwb-expect: op=vector_add status=incorrect reason="differs between two runs on the same inputs"
+// kwb-expect: op=vector_add status=rejected reason="mutable-global-state" diagnostic="nondeterministic.cpp:8:"
 // Every other call perturbs one element by one ulp: within tolerance, but not reproducible.
 #include <cmath>
 #include <cstdint>

@@ -1,0 +1,144 @@
+#include "support.hpp"
+
+namespace kwb::analysis::test {
+namespace {
+
+TEST(EntrySignature, ExactSignatureIsClean) {
+  auto r = run(vector_add("for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];"));
+  KWB_REQUIRE_AVAILABLE(r);
+  EXPECT_TRUE(r.findings.empty()) << dump(r);
+}
+
+TEST(EntrySignature, EquivalentSpellingsMatchCanonically) {
+  // float const* == const float*, typedefs, __restrict, long == int64_t, top-level const.
+  auto r = run("#include <cstdint>\nusing real = float;\ntypedef long i64;\n"
+               "extern \"C\" void kwb_vector_add_f32(real const* __restrict a, const float* b, real* const c, "
+               "const i64 n) { for (i64 i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n");
+  KWB_REQUIRE_AVAILABLE(r);
+  EXPECT_TRUE(r.findings.empty()) << dump(r);
+}
+
+TEST(EntrySignature, MismatchShowsExpectedAndActual) {
+  auto r = run("#include <cstdint>\nextern \"C\" void kwb_softmax_f32(float* x, float* y, int rows, int cols) {}\n",
+               "softmax");
+  KWB_REQUIRE_AVAILABLE(r);
+  const auto* f = find(r, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(r);
+  EXPECT_EQ(f->severity, "error");
+  EXPECT_EQ(f->line, 2);
+  EXPECT_NE(f->message.find("expected: void kwb_softmax_f32(const float* x, float* y, int64_t rows, int64_t cols)"),
+            std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("actual: void kwb_softmax_f32(float* x, float* y, int rows, int cols)"), std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("parameter 1 ('x'): expected const float*, got float*"), std::string::npos) << f->message;
+}
+
+TEST(EntrySignature, WrongElementTypeAndCount) {
+  auto wrong_type = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const double* a, const float* b, "
+                        "float* c, int64_t n) {}\n");
+  KWB_REQUIRE_AVAILABLE(wrong_type);
+  ASSERT_EQ(count(wrong_type, "entry-signature"), 1) << dump(wrong_type);
+  EXPECT_NE(find(wrong_type, "entry-signature")->message.find("got const double*"), std::string::npos);
+  auto too_few = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, float* c, int64_t n) {}\n");
+  ASSERT_EQ(count(too_few, "entry-signature"), 1) << dump(too_few);
+  EXPECT_NE(find(too_few, "entry-signature")->message.find("3 parameters instead of 4"), std::string::npos);
+  auto returns = run("#include <cstdint>\nextern \"C\" int kwb_vector_add_f32(const float* a, const float* b, float* c, "
+                     "int64_t n) { return 0; }\n");
+  ASSERT_EQ(count(returns, "entry-signature"), 1) << dump(returns);
+  EXPECT_NE(find(returns, "entry-signature")->message.find("must return void"), std::string::npos);
+}
+
+TEST(EntrySignature, MissingEntry) {
+  auto r = run("#include <cstdint>\nextern \"C\" void other(const float* a) {}\n");
+  KWB_REQUIRE_AVAILABLE(r);
+  const auto* f = find(r, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(r);
+  EXPECT_NE(f->message.find("entry point 'kwb_vector_add_f32' not found"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("expected: extern \"C\" void kwb_vector_add_f32(const float* a, const float* b, "
+                            "float* c, int64_t n)"),
+            std::string::npos)
+      << f->message;
+}
+
+TEST(EntrySignature, CppLinkageIsNotFound) {
+  auto r = run("#include <cstdint>\nvoid kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {}\n");
+  KWB_REQUIRE_AVAILABLE(r);
+  const auto* f = find(r, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(r);
+  EXPECT_NE(f->message.find("entry point 'kwb_vector_add_f32' not found"), std::string::npos);
+  EXPECT_NE(f->message.find("C++ linkage"), std::string::npos);
+}
+
+TEST(EntrySignature, DeclaredButNotDefined) {
+  auto r = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float*, const float*, float*, int64_t);\n");
+  KWB_REQUIRE_AVAILABLE(r);
+  const auto* f = find(r, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(r);
+  EXPECT_NE(f->message.find("declared but not defined"), std::string::npos);
+}
+
+TEST(EntrySignature, EarlierExternCDeclarationGivesCLinkage) {
+  auto r = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float*, const float*, float*, int64_t);\n"
+               "void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {}\n");
+  KWB_REQUIRE_AVAILABLE(r);
+  EXPECT_EQ(count(r, "entry-signature"), 0) << dump(r);
+}
+
+TEST(EntrySignature, Bf16IsUint16OnCpu) {
+  auto ok = run("#include <cstdint>\nextern \"C\" void kwb_gemm_bf16(const uint16_t* a, const uint16_t* b, float* c, "
+                "int64_t m, int64_t n, int64_t k) {}\n",
+                "gemm", "cpu", "bf16");
+  KWB_REQUIRE_AVAILABLE(ok);
+  EXPECT_EQ(count(ok, "entry-signature"), 0) << dump(ok);
+  auto bad = run("#include <cstdint>\nextern \"C\" void kwb_gemm_bf16(const int16_t* a, const uint16_t* b, float* c, "
+                 "int64_t m, int64_t n, int64_t k) {}\n",
+                 "gemm", "cpu", "bf16");
+  EXPECT_EQ(count(bad, "entry-signature"), 1) << dump(bad);
+}
+
+TEST(EntrySignature, CudaKernelsNamedByTheLaunchPlan) {
+  std::string src = "extern \"C\" __global__ void add(const float* a, const float* b, float* c, long long n) {}\n"
+                    "__global__ void mangled(float* c) {}\n"
+                    "extern \"C\" __device__ void helper(float* c) {}\n";
+  auto ok = run(src, "vector_add", "cuda", "f32", {"add"});
+  KWB_REQUIRE_AVAILABLE(ok);
+  EXPECT_EQ(count(ok, "entry-signature"), 0) << dump(ok);
+  auto missing = run(src, "vector_add", "cuda", "f32", {"add", "absent", "mangled", "helper"});
+  EXPECT_EQ(count(missing, "entry-signature"), 3) << dump(missing);
+  std::string all = dump(missing);
+  EXPECT_NE(all.find("kernel 'absent' named by the launch plan not found (__global__ kernels here: add, mangled)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("kernel 'mangled' has C++ linkage"), std::string::npos) << all;
+  EXPECT_NE(all.find("'helper' must be an extern \"C\" __global__ kernel"), std::string::npos) << all;
+}
+
+TEST(EntrySignature, CudaEntryKernelWithoutLaunchPlan) {
+  auto ok = run("#include <cstdint>\nextern \"C\" __global__ void kwb_vector_add_f32(const float* a, const float* b, "
+                "float* c, int64_t n) {}\n",
+                "vector_add", "cuda");
+  KWB_REQUIRE_AVAILABLE(ok);
+  EXPECT_EQ(count(ok, "entry-signature"), 0) << dump(ok);
+  auto host = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, "
+                  "float* c, int64_t n) {}\n",
+                  "vector_add", "cuda");
+  ASSERT_EQ(count(host, "entry-signature"), 1) << dump(host);
+  EXPECT_NE(find(host, "entry-signature")->message.find("must be a __global__ kernel"), std::string::npos);
+}
+
+TEST(EntrySignature, LauncherTakesAStreamLast) {
+  std::string good = "#include <cstdint>\n#include <cuda_runtime.h>\nextern \"C\" void kwb_vector_add_f32(const float* "
+                     "a, const float* b, float* c, int64_t n, cudaStream_t stream) {}\n";
+  auto ok = run(good, "vector_add", "cuda-launcher");
+  KWB_REQUIRE_AVAILABLE(ok);
+  EXPECT_EQ(count(ok, "entry-signature"), 0) << dump(ok);
+  auto bad = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, "
+                 "int64_t n) {}\n",
+                 "vector_add", "cuda-launcher");
+  ASSERT_EQ(count(bad, "entry-signature"), 1) << dump(bad);
+  EXPECT_NE(find(bad, "entry-signature")->message.find("cudaStream_t stream"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kwb::analysis::test
