@@ -82,12 +82,13 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   ns.reserve(size_t(calls));
   int retakes = 0, sample_retakes = 0;
   for (int i = 0; i < calls;) {
-    // Untimed: flush L2 (write 2x its size), drop persisting lines, poison outputs, zero workspace.
-    m_cu.cuMemsetD8Async(m_flush, (unsigned char)(i + retakes), m_flush_bytes, m_stream);
-    m_cu.cuCtxResetPersistingL2Cache();
+    // Untimed: poison outputs, zero the workspace, then flush L2 (write 2x its size, which also
+    // evicts the lines those writes left) and drop persisting lines.
     for (const auto& b : m_buffers)
       if (b.output) m_cu.cuMemsetD8Async(m_arena + b.offset, 0xFF, b.bytes, m_stream);
     if (m_workspace_bytes) m_cu.cuMemsetD8Async(m_workspace, 0, m_workspace_bytes, m_stream);
+    m_cu.cuMemsetD8Async(m_flush, (unsigned char)(i + retakes), m_flush_bytes, m_stream);
+    m_cu.cuCtxResetPersistingL2Cache();
     m_cu.cuEventRecord(m_start, m_stream);
     if (auto s = launch_plan(); !s.empty()) return reply_error(s);
     m_cu.cuEventRecord(m_stop, m_stream);

@@ -67,7 +67,8 @@ std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup)
     add(argv, {bind.writable ? "--bind" : "--ro-bind", bind.host.string(), bind.inside});
   }
   // The job dir last: later mounts shadow earlier ones, so nothing can be mounted over /job.
-  add(argv, {"--bind", req.job_dir.string(), "/job"});
+  // Read-only for runs: a candidate cannot plant links or fill the host's disk through it.
+  add(argv, {profile.job_writable ? "--bind" : "--ro-bind", req.job_dir.string(), "/job"});
   // bwrap's root and /dev are tmpfs without a size limit; make them read-only once every mount
   // point exists (the remount is not recursive: /tmp, /job, binds and device nodes keep theirs).
   add(argv, {"--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/job", "--"});

@@ -1,10 +1,12 @@
 // kwb-sandbox: runs one command through kwb::sandbox and prints the Outcome as JSON.
-//   kwb-sandbox [--profile compile|run] [--job DIR] [--wall-ms N] [--ro HOST:INSIDE]...
+//   kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]
+//               [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...
 //               [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]
 //               [--repeat N] [--print-argv] -- CMD ARGS...
 // Without --job a temporary job dir is made under /tmp and removed afterwards. --repeat runs the
-// command N times and adds launch-time statistics (the sandbox benchmark). Exit status: 0 when
-// the (last) outcome is ok, 1 when not, 2 on usage or launch errors.
+// command N times and adds launch-time statistics (the sandbox benchmark, docs/benchmarks/
+// sandbox.md). Exit status: 0 when the (last) outcome is ok, 1 when not, 2 on usage or launch
+// errors.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -22,7 +24,8 @@ namespace {
 using kwb::sandbox::Request;
 
 constexpr const char* k_usage =
-    "usage: kwb-sandbox [--profile compile|run] [--job DIR] [--wall-ms N] [--ro HOST:INSIDE]...\n"
+    "usage: kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]\n"
+    "                   [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...\n"
     "                   [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]\n"
     "                   [--repeat N] [--print-argv] -- CMD ARGS...\n";
 
@@ -53,6 +56,7 @@ std::string parse(int argc, char** argv, Options& o) {
       return o.req.argv.empty() ? "no command after --" : "";
     }
     if (arg == "--gpu") { o.req.profile.gpu = true; continue; }
+    if (arg == "--job-rw") { o.req.profile.job_writable = true; continue; }
     if (arg == "--print-argv") { o.print_argv = true; continue; }
     if (arg == "-h" || arg == "--help") return "help";
     if (i + 1 >= argc) return std::string(arg) + " needs a value";
@@ -64,6 +68,12 @@ std::string parse(int argc, char** argv, Options& o) {
       else if (value == "run") o.req.profile = kwb::sandbox::run_profile();
       else return "--profile must be compile or run, got '" + value + "'";
       o.req.profile.gpu = gpu;
+    } else if (arg == "--cgroup-parent") {
+      kwb::sandbox::set_cgroup_parent(value);
+    } else if (arg == "--memory-mb" || arg == "--max-processes") {
+      if (!parse_int(value, number) || number < 0) return std::string(arg) + " needs a non-negative integer";
+      if (arg == "--memory-mb") o.req.profile.memory_bytes = number << 20;
+      else o.req.profile.max_processes = static_cast<int>(number);
     } else if (arg == "--job") {
       o.req.job_dir = value;
     } else if (arg == "--bwrap") {
@@ -90,9 +100,14 @@ std::string parse(int argc, char** argv, Options& o) {
 }
 
 nlohmann::json to_json(const kwb::sandbox::Outcome& o) {
+  auto b = kwb::sandbox::breach(o, "the command");
   return {{"exit_code", o.exit_code}, {"signal", o.signal}, {"timed_out", o.timed_out},
           {"ok", o.ok()}, {"wall_ms", o.wall_ms}, {"stdout", o.stdout_text}, {"stderr", o.stderr_text},
-          {"stdout_truncated", o.stdout_truncated}, {"stderr_truncated", o.stderr_truncated}};
+          {"stdout_truncated", o.stdout_truncated}, {"stderr_truncated", o.stderr_truncated},
+          {"memory_limit_hit", o.memory_limit_hit}, {"process_limit_hit", o.process_limit_hit},
+          {"output_limit_hit", o.output_limit_hit}, {"memory_peak_bytes", o.memory_peak_bytes},
+          {"denied_syscall", o.denied_syscall}, {"cgroup", o.cgroup_enforced}, {"limits", o.limits},
+          {"breach", b.reason + (b.note.empty() ? "" : (b.reason.empty() ? "" : "; ") + b.note)}};
 }
 
 nlohmann::json stats(std::vector<double> ms) {

@@ -1,7 +1,8 @@
 #pragma once
 // Reads a sandbox's stdout and stderr pipes on a background thread so the command never blocks
-// on a full pipe. Keeps at most `cap` bytes of each, discards (but keeps reading) the rest, and
-// marks the text as truncated with a note.
+// on a full pipe. Keeps at most `cap` bytes of each and marks the text as truncated with a note;
+// the rest is read and discarded, or, with `close_on_overflow`, the pipe is closed at the cap so
+// that the command's next write raises SIGPIPE (a flood of output is then stopped at once).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -18,7 +19,7 @@ struct Captured {
 class OutputDrain {
  public:
   // Takes ownership of both read ends and starts the thread.
-  OutputDrain(int out_fd, int err_fd, int64_t cap_bytes);
+  OutputDrain(int out_fd, int err_fd, int64_t cap_bytes, bool close_on_overflow = false);
   ~OutputDrain();
   OutputDrain(const OutputDrain&) = delete;
   OutputDrain& operator=(const OutputDrain&) = delete;
@@ -29,6 +30,8 @@ class OutputDrain {
   // Valid after finish().
   Captured take_stdout();
   Captured take_stderr();
+  // Valid after finish(): some stream went past the cap.
+  bool overflowed() const { return m_out.truncated || m_err.truncated; }
 
  private:
   struct Stream {
@@ -43,6 +46,7 @@ class OutputDrain {
 
   Stream m_out, m_err;
   int64_t m_cap;
+  bool m_close_on_overflow = false;
   int m_wake_fd = -1;  // eventfd: finish() was called
   std::atomic<int64_t> m_grace_ms{0};
   std::thread m_thread;

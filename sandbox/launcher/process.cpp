@@ -11,6 +11,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "launcher/kernel_log.hpp"
 #include "launcher/process_impl.hpp"
 
 namespace kwb::sandbox {
@@ -80,7 +81,7 @@ void decode_status(int status, Outcome& out) {
 }  // namespace
 
 Process::Impl::~Impl() {
-  for (int fd : {pidfd, status_fd, init_pidfd}) {
+  for (int fd : {pidfd, status_fd, init_pidfd, kmsg_fd}) {
     if (fd >= 0) close(fd);
   }
 }
@@ -127,6 +128,7 @@ void Process::Impl::kill_locked(bool hard) {
   if (init_pidfd < 0 || hard) {
     ::kill(-pid, SIGKILL);  // bwrap's group: pid is unreaped, so the group id cannot be recycled
     detail::pidfd_kill(pidfd);
+    if (cgroup) cgroup->kill_all();  // whatever else is left of the tree
   }
 }
 
@@ -206,6 +208,24 @@ Outcome Process::wait(milliseconds timeout) {
     out.stdout_truncated = so.truncated;
     out.stderr_text = std::move(se.text);
     out.stderr_truncated = se.truncated;
+    out.output_limit_hit = s.profile.output_overflow_fails && s.drain->overflowed();
+  }
+  out.profile = s.profile;
+  out.limits = s.limits;
+  out.cgroup_enforced = s.cgroup != nullptr;
+  if (s.cgroup) {
+    // Nothing of the sandbox runs any more (pid 1 has exited); read the counters, then kill
+    // any straggler and remove the cgroup.
+    auto usage = s.cgroup->usage();
+    out.memory_limit_hit = usage.oom_killed;
+    out.process_limit_hit = usage.process_limit_hit;
+    out.memory_peak_bytes = usage.memory_peak;
+    s.cgroup.reset();
+  }
+  if (out.signal == SIGSYS) out.denied_syscall = detail::seccomp_kills_since(s.kmsg_fd);
+  if (s.kmsg_fd >= 0) {
+    close(s.kmsg_fd);
+    s.kmsg_fd = -1;
   }
   s.outcome = out;
   return out;

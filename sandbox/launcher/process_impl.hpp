@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "launcher/cgroup.hpp"
 #include "launcher/output_drain.hpp"
 #include "launcher/sandbox.hpp"
 
@@ -29,6 +30,10 @@ struct Process::Impl {
   int status_fd = -1;   // read end of bwrap's --json-status-fd (O_NONBLOCK)
   std::chrono::steady_clock::time_point start;
   std::unique_ptr<detail::OutputDrain> drain;
+  Profile profile;
+  std::unique_ptr<detail::JobCgroup> cgroup;  // null when limits fell back to rlimits
+  std::string limits;                         // Outcome::limits
+  int kmsg_fd = -1;                           // /dev/kmsg from spawn on (kernel_log.hpp), or -1
 
   std::mutex mutex;          // guards everything below (kill() may race with wait())
   std::string status_text;   // what bwrap wrote to the status fd so far

@@ -1,4 +1,5 @@
-// Default limits of the two kinds of job (DESIGN §11). Callers may change any field.
+// Default limits of the two kinds of job (DESIGN §11, docs/security.md). Callers may change any
+// field.
 #include "launcher/sandbox.hpp"
 
 namespace kwb::sandbox {
@@ -12,6 +13,10 @@ Profile compile_profile() {
   p.open_files = 256;
   p.tmp_bytes = 512ll << 20;
   p.output_bytes = 1ll << 20;
+  p.output_overflow_fails = false;  // compiler diagnostics are truncated with a note
+  p.memory_bytes = 2ll << 30;
+  p.max_processes = 64;
+  p.job_writable = true;  // the compiler writes its output there
   return p;
 }
 
@@ -24,6 +29,10 @@ Profile run_profile() {
   p.open_files = 256;
   p.tmp_bytes = 64ll << 20;
   p.output_bytes = 64ll << 10;
+  p.output_overflow_fails = true;  // a candidate has nothing to print: a flood is a verdict
+  p.memory_bytes = 4ll << 30;
+  p.max_processes = 64;
+  p.job_writable = false;  // the runner only reads the candidate's object from /job
   return p;
 }
 

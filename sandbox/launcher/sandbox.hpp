@@ -2,12 +2,14 @@
 // kwb::sandbox — runs untrusted commands (compilers, kwb-runner) inside bubblewrap with the
 // flags of DESIGN §11: new user/pid/net/ipc/uts namespaces, all capabilities dropped, no nested
 // user namespaces, uid/gid 65534, empty environment for bwrap itself, read-only /usr (and the
-// usual /lib, /lib64, /bin symlinks), private size-limited /tmp, the job directory bound
-// read-write at /job LAST (so it shadows nothing of the host), rlimits, and a wall-clock limit that
-// kills the whole sandbox. A seccomp filter (seccomp_filter.hpp) denies ptrace, mount, namespace,
-// bpf, io_uring, keyring, perf, userfaultfd and module syscalls and non-AF_UNIX sockets with EPERM.
-// The root and /dev are remounted read-only after setup, so only /tmp (size-limited) and /job are
-// writable. Process and memory limits through a cgroup per job come from the sandbox issue (#3).
+// usual /lib, /lib64, /bin symlinks), private size-limited /tmp, the job directory bound at /job
+// LAST (so it shadows nothing of the host; read-only for runs), rlimits, a cgroup per job for
+// memory and process count (cgroup.hpp; rlimits when cgroups are unavailable), and a wall-clock
+// limit that kills the whole sandbox. A seccomp filter (seccomp_filter.hpp) kills the process on
+// ptrace, mount, namespace, bpf, keyring, perf, userfaultfd, kexec and module syscalls (SIGSYS)
+// and refuses io_uring and non-AF_UNIX sockets with EPERM. The root and /dev are remounted
+// read-only after setup, so only /tmp (size-limited) and /job are writable. docs/security.md
+// has the threat model and the limits.
 #include <sys/types.h>
 
 #include <chrono>
@@ -22,16 +24,26 @@
 
 namespace kwb::sandbox {
 
-// Limits of one kind of job (like Compiler Explorer's compile and run profiles).
+// Limits of one kind of job (like Compiler Explorer's compile and run profiles); the defaults
+// are in profiles.cpp and docs/security.md.
 struct Profile {
   std::string name;                       // "compile" | "run"
   std::chrono::milliseconds wall{60000};  // wall-clock limit; the whole tree is killed past it
-  int cpu_seconds = 60;                   // RLIMIT_CPU
+  int cpu_seconds = 60;                   // RLIMIT_CPU (SIGXCPU, then SIGKILL a second later)
   int64_t file_bytes = 256ll << 20;       // RLIMIT_FSIZE
   int open_files = 256;                   // RLIMIT_NOFILE
-  int64_t tmp_bytes = 256ll << 20;        // size of the private /tmp (tmpfs)
+  int64_t tmp_bytes = 256ll << 20;        // size of the private /tmp (tmpfs; counts as memory too)
   int64_t output_bytes = 1 << 20;         // stdout and stderr are each kept up to this, then truncated
-  int64_t address_space_bytes = 0;        // RLIMIT_AS, 0 = unlimited
+  // More output than output_bytes is a violation: the pipe is closed at the cap, so the next
+  // write raises SIGPIPE, and Outcome::output_limit_hit is set. Otherwise the excess is dropped.
+  bool output_overflow_fails = false;
+  int64_t memory_bytes = 2ll << 30;       // memory cgroup limit (the OOM killer fires past it); 0 = none
+  int max_processes = 64;                 // pids cgroup limit: processes and threads together; 0 = none
+  // RLIMIT_AS, applied only when the memory cgroup is unavailable (a cruder stand-in: it counts
+  // address space, not memory). 0: memory_bytes + 1 GiB, or none for GPU runs (the CUDA driver
+  // reserves far more address space than it uses).
+  int64_t address_space_bytes = 0;
+  bool job_writable = true;               // /job read-write (compile) or read-only (run)
   bool gpu = false;                       // pass the NVIDIA device nodes and /sys through
 };
 Profile compile_profile();
@@ -61,8 +73,41 @@ struct Outcome {
   std::string stdout_text, stderr_text;  // capped at profile.output_bytes each
   double wall_ms = 0;
 
+  // What the limits saw (cgroup.hpp). Without cgroups, memory and process counts are not known.
+  bool memory_limit_hit = false;   // the memory cgroup's OOM killer killed a process
+  bool process_limit_hit = false;  // fork/clone failed at the process limit
+  bool output_limit_hit = false;   // more output than allowed where that is a violation
+  int64_t memory_peak_bytes = 0;   // of the whole sandbox; 0 when unknown
+  std::string limits;              // "cgroup v1 (...)" | "cgroup v2 (...)" | "no cgroups: <why>"
+  bool cgroup_enforced = false;    // memory and process limits were enforced by a cgroup
+  // Killed by the seccomp filter (signal SIGSYS): the forbidden call when the kernel log named
+  // it ("ptrace"), else empty.
+  std::string denied_syscall;
+  Profile profile;                 // the limits it ran under
+
   bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
 };
+
+// Which limit or rule stopped a sandbox, judged from its Outcome, with a sentence a person can
+// act on. `who` names the command in the sentence ("the candidate", "the compiler").
+enum class Breach { none, forbidden_syscall, memory, output, cpu_time, wall_time, file_size, processes };
+struct BreachReport {
+  Breach kind = Breach::none;
+  std::string reason;  // empty for none
+  std::string note;    // extra hint (e.g. the process limit was reached) to append to any reason
+};
+BreachReport breach(const Outcome& outcome, const std::string& who);
+
+// Where job cgroups are made: a folder of this name under the root of each cgroup hierarchy
+// ("kwb" by default: /sys/fs/cgroup/kwb on v2, /sys/fs/cgroup/{memory,pids}/kwb on v1), or "off"
+// for rlimits only. Takes effect for sandboxes started afterwards (detection runs once per name).
+void set_cgroup_parent(std::string parent);
+struct CgroupStatus {
+  bool enforced = false;
+  std::string version;  // "v1" | "v2" | ""
+  std::string detail;   // where the job cgroups go, or why cgroups are not used
+};
+CgroupStatus cgroup_status();
 
 // A started sandbox. stdout/stderr are drained in the background (capped), so the child never
 // blocks on a full pipe. Destroying a Process that is still running kills it.

@@ -13,15 +13,17 @@ namespace kwb::sandbox::detail {
 
 namespace {
 
-constexpr const char* k_denied[] = {
+// Calls only an attack needs: the process is killed (SIGSYS) so the verdict can say so.
+constexpr const char* k_killed[] = {
     "ptrace", "process_vm_readv", "process_vm_writev",
-    "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick",
-    "move_mount", "open_tree", "mount_setattr",
-    "unshare", "setns",
-    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
+    "mount_setattr", "unshare", "setns",
+    "bpf", "perf_event_open", "userfaultfd",
     "keyctl", "add_key", "request_key", "kexec_load", "kexec_file_load",
     "init_module", "finit_module", "delete_module", "open_by_handle_at",
 };
+// Calls that ordinary libraries probe and fall back from: they fail with EPERM.
+constexpr const char* k_refused[] = {"io_uring_setup", "io_uring_enter", "io_uring_register", "chroot"};
 
 std::string errno_text(const char* what, int rc) { return std::string(what) + ": " + std::strerror(-rc); }
 
@@ -33,13 +35,16 @@ util::Result<std::string> build_program() {
     ~Release() { seccomp_release(ctx); }
   } release{ctx};
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
-  for (const char* name : k_denied) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;  // not a syscall of this architecture
-    if (int rc = seccomp_rule_add(ctx, deny, nr, 0); rc < 0) {
-      return util::fail("sandbox seccomp", errno_text(name, rc));
+  auto add_all = [&](const auto& names, uint32_t action) -> util::Result<void> {
+    for (const char* name : names) {
+      int nr = seccomp_syscall_resolve_name(name);
+      if (nr == __NR_SCMP_ERROR) continue;  // not a syscall of this architecture
+      if (int rc = seccomp_rule_add(ctx, action, nr, 0); rc < 0) return util::fail("sandbox seccomp", errno_text(name, rc));
     }
-  }
+    return {};
+  };
+  if (auto r = add_all(k_killed, SCMP_ACT_KILL_PROCESS); !r) return std::unexpected(r.error());
+  if (auto r = add_all(k_refused, deny); !r) return std::unexpected(r.error());
   if (int rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)); rc < 0) {
     return util::fail("sandbox seccomp", errno_text("socket", rc));
   }

@@ -1,6 +1,6 @@
-// Starting a sandbox: validate the request (trusted-side errors), build bwrap's command line,
-// fork, prepare the child (signals, session, stdio, fds, rlimits) and exec bwrap with an empty
-// environment.
+// Starting a sandbox: validate the request (trusted-side errors), make the job cgroup, build
+// bwrap's command line, fork, prepare the child (signals, session, cgroup, stdio, fds, rlimits)
+// and exec bwrap with an empty environment.
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,6 +12,13 @@
 #include <csignal>
 #include <cstring>
 
+#include <mutex>
+#include <set>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "launcher/kernel_log.hpp"
 #include "launcher/process_impl.hpp"
 #include "launcher/seccomp_filter.hpp"
 
@@ -51,15 +58,17 @@ struct ChildPlan {
   std::vector<int> pass_fds;    // made inheritable: Request.inherit_fds, seccomp, status
   std::vector<int> open_fds;    // sorted: every fd >= 3 that stays open until exec
   std::vector<std::pair<int, rlimit>> limits;
+  std::vector<int> cgroup_fds;  // cgroup.procs of the job cgroup(s): the child moves itself in
   pid_t parent = -1;
 };
 
-enum Stage : int { k_setsid = 1, k_pdeathsig, k_stdio, k_fds, k_rlimit, k_exec };
+enum Stage : int { k_setsid = 1, k_pdeathsig, k_cgroup, k_stdio, k_fds, k_rlimit, k_exec };
 
 const char* stage_name(int stage) {
   switch (stage) {
     case k_setsid: return "setsid";
     case k_pdeathsig: return "prctl(PR_SET_PDEATHSIG)";
+    case k_cgroup: return "moving into the job cgroup";
     case k_stdio: return "setting up stdin/stdout/stderr";
     case k_fds: return "preparing file descriptors";
     case k_rlimit: return "setrlimit";
@@ -84,6 +93,10 @@ const char* stage_name(int stage) {
   if (setsid() < 0) child_fail(p, k_setsid);
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(p, k_pdeathsig);
   if (getppid() != p.parent) _exit(127);  // the spawning thread is already gone
+  // Into the job cgroup before exec, so bwrap and everything it starts are counted and killable.
+  for (int fd : p.cgroup_fds) {
+    if (write(fd, "0", 1) != 1) child_fail(p, k_cgroup);
+  }
   int moved[3];
   for (int i = 0; i < 3; ++i) {  // first out of 0..2, so dup2 never sees equal numbers
     if ((moved[i] = fcntl(p.stdio[i], F_DUPFD_CLOEXEC, 3)) < 0) child_fail(p, k_stdio);
@@ -136,14 +149,39 @@ util::Result<void> validate(const Request& req) {
   return {};
 }
 
-std::vector<std::pair<int, rlimit>> limits_of(const Profile& p) {
+// Says once per process and problem, on stderr, that memory and process limits fell back.
+void warn_no_cgroup(const std::string& problem) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(mutex);
+  if (!said.insert(problem).second) return;
+  auto logger = spdlog::get("sandbox");
+  if (!logger) {
+    try {
+      logger = spdlog::stderr_logger_mt("sandbox");
+    } catch (const spdlog::spdlog_ex&) {
+      logger = spdlog::get("sandbox");
+    }
+  }
+  if (logger) {
+    logger->warn("{}; memory is limited by RLIMIT_AS instead and the number of processes is not limited "
+                 "(docs/security.md)", problem);
+  }
+}
+
+std::vector<std::pair<int, rlimit>> limits_of(const Profile& p, bool memory_cgroup) {
   auto lim = [](int64_t soft, int64_t hard) { return rlimit{static_cast<rlim_t>(soft), static_cast<rlim_t>(hard)}; };
   std::vector<std::pair<int, rlimit>> limits{{RLIMIT_CORE, lim(0, 0)}};
   // CPU: SIGXCPU at the soft limit, SIGKILL one second later.
   if (p.cpu_seconds > 0) limits.push_back({RLIMIT_CPU, lim(p.cpu_seconds, p.cpu_seconds + 1)});
   if (p.file_bytes > 0) limits.push_back({RLIMIT_FSIZE, lim(p.file_bytes, p.file_bytes)});
   if (p.open_files > 0) limits.push_back({RLIMIT_NOFILE, lim(p.open_files, p.open_files)});
-  if (p.address_space_bytes > 0) limits.push_back({RLIMIT_AS, lim(p.address_space_bytes, p.address_space_bytes)});
+  if (!memory_cgroup) {
+    int64_t as = p.address_space_bytes > 0 ? p.address_space_bytes
+                 : p.memory_bytes > 0 && !p.gpu ? p.memory_bytes + (1ll << 30)
+                                                 : 0;
+    if (as > 0) limits.push_back({RLIMIT_AS, lim(as, as)});
+  }
   return limits;
 }
 
@@ -171,6 +209,16 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   if (!seccomp) return std::unexpected(seccomp.error());
   Fd seccomp_fd(*seccomp);
 
+  // The job cgroup (memory and process limits), or the rlimit fallback with a warning.
+  std::unique_ptr<detail::JobCgroup> cgroup;
+  std::string limits;
+  if (req.profile.memory_bytes > 0 || req.profile.max_processes > 0) {
+    std::string problem;
+    cgroup = detail::JobCgroup::create(req.profile.memory_bytes, req.profile.max_processes, problem);
+    limits = cgroup ? detail::cgroup_setup()->describe() : "no cgroups: " + problem;
+    if (!cgroup) warn_no_cgroup("sandbox: no cgroup for the job: " + problem);
+  }
+
   std::vector<std::string> args = bwrap_argv(req, {seccomp_fd.get(), status_w.get(), "/dev"});
   ChildPlan plan;
   plan.path = req.bwrap.c_str();
@@ -187,12 +235,18 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   plan.open_fds.push_back(report_w.get());
   std::sort(plan.open_fds.begin(), plan.open_fds.end());
   plan.open_fds.erase(std::unique(plan.open_fds.begin(), plan.open_fds.end()), plan.open_fds.end());
-  plan.limits = limits_of(req.profile);
+  plan.limits = limits_of(req.profile, cgroup != nullptr);
+  if (cgroup) plan.cgroup_fds = cgroup->procs_fds();
   plan.parent = getpid();
 
+  int kmsg_fd = detail::open_kernel_log();  // to name a call the seccomp filter kills for
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
-  if (pid < 0) return util::fail(k_where, "fork failed: " + errno_text(errno));
+  if (pid < 0) {
+    int err = errno;
+    if (kmsg_fd >= 0) close(kmsg_fd);
+    return util::fail(k_where, "fork failed: " + errno_text(err));
+  }
   if (pid == 0) child_main(plan);
 
   for (Fd* fd : {&out_w, &err_w, &status_w, &report_w, &null_fd, &seccomp_fd}) fd->reset();
@@ -203,12 +257,17 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   if (n == sizeof msg) {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+    if (kmsg_fd >= 0) close(kmsg_fd);
     std::string what = msg[0] == k_exec ? "cannot execute " + req.bwrap.string() : stage_name(msg[0]);
     return util::fail(k_where, what + ": " + errno_text(msg[1]));
   }
   auto impl = std::make_unique<Process::Impl>();
   impl->pid = pid;
   impl->start = start;
+  impl->kmsg_fd = kmsg_fd;
+  impl->profile = req.profile;
+  impl->cgroup = std::move(cgroup);
+  impl->limits = std::move(limits);
   impl->pidfd = detail::pidfd_open(pid);
   if (impl->pidfd < 0) {
     int err = errno;
@@ -220,7 +279,8 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   impl->status_fd = status_r.release();
   Process::Impl& state = *impl;
   auto process = std::make_unique<Process>(std::move(impl));  // from here on, kills on unwind
-  state.drain = std::make_unique<detail::OutputDrain>(out_r.release(), err_r.release(), req.profile.output_bytes);
+  state.drain = std::make_unique<detail::OutputDrain>(out_r.release(), err_r.release(), req.profile.output_bytes,
+                                                      req.profile.output_overflow_fails);
   // bwrap reports pid 1 right after cloning it (a few ms); learn it while bwrap is alive. The
   // Process is not shared yet, so no lock is needed.
   state.read_status(Process::Impl::Until::report, std::chrono::seconds(10));

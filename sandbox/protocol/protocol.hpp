@@ -14,6 +14,28 @@
 //   {"op":"quit"}
 // Replies: {"ok":true[,"ns":[...]]} or {"ok":false,"error":"..."}; "ns" are per-call durations
 // from CLOCK_MONOTONIC read by raw syscall (not the vDSO, which the candidate could patch).
+//
+// kwb-gpu-runner (cuda form, docs/cuda.md) speaks the same protocol on the same arena: one device
+// allocation mirrors the whole arena; `call` and `time` copy it to the device first and back at
+// the end; "ns" are CUDA-event times. Its load differs and it adds commands:
+//   {"op":"device"}    -> {"ok":true,"present":false,"reason":"no CUDA device: ..."} or the
+//                         identity: name, cc_major/minor, sms, l2_bytes, driver, pci_bus_id, ...
+//   {"op":"load","cubin":"/job/config-0.cubin",
+//    "kernels":[{"name":"k","args":[["tensor",0],["param",1],["workspace",0]]}...]}
+//   {"op":"dims","launches":[{"grid":[x,y,z],"block":[x,y,z],"smem":N}...],"workspace_bytes":W}
+//                         (per workload and config, after map; evaluated by the trusted side)
+//   {"op":"stats"}     -> {"discarded":N,"throttled_kept":M,"sm_clock_min_mhz":..,...} since the
+//                         last stats (samples retaken because the SM clock throttled)
+//   {"op":"calibrate"} -> {"copy_bytes_per_s":..,"fma_flops_per_s":..}
+// Its errors carry a tag the evaluator maps to a status: "[no_device] " no_device, "[launch] "
+// rejected, "[fault] " crashed.
+//
+// kwb-nvrtc-worker (--fds CMD,REPLY; the compile sandbox) answers on the same kind of pipes:
+//   {"op":"version"}   -> {"ok":true,"nvrtc":"13.0","archs":[...]}
+//   {"op":"compile","name":"candidate.cu","source":"...","options":["--gpu-architecture=sm_90a",..]}
+//                      -> {"ok":true,"compiled":bool,"result":"NVRTC_SUCCESS","log":"...",
+//                          "cubin_bytes":N} followed by exactly N raw bytes of cubin
+//   {"op":"quit"}
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -15,7 +15,10 @@ namespace kwb::analysis {
 
 namespace {
 
-enum class Use { read, write, object, pointer };
+// object: designates persistent storage; pointer: points into it; method: names a non-const
+// member function of it (decided by the call: a returned non-const reference or pointer is
+// followed, anything else is taken as a write).
+enum class Use { read, write, object, pointer, method };
 
 class GlobalsCheck {
  public:
@@ -104,7 +107,7 @@ class GlobalsCheck {
     if (m_ast.is_null(callee)) return Use::write;  // through a function pointer: assume the worst
     CXCursorKind ck = m_cx.getCursorKind(callee);
     bool member_operator = ck == CXCursor_CXXMethod && m_ast.spelling(callee).starts_with("operator");
-    if (member_operator && k == 0) return m_cx.CXXMethod_isConst(callee) ? Use::read : Use::write;
+    if (member_operator && k == 0) return m_cx.CXXMethod_isConst(callee) ? Use::read : method_result(callee);
     int param = member_operator ? k - 1 : k;
     CXType fn = m_cx.getCursorType(callee);
     if (param >= m_cx.getNumArgTypes(fn)) return Use::write;  // variadic
@@ -116,9 +119,26 @@ class GlobalsCheck {
     return is_mutable_ref_or_ptr(pt) || pt.kind == CXType_Dependent ? Use::write : Use::read;
   }
 
+  // A non-const member function called on persistent storage: `v[i]` (float&) and `v.data()`
+  // (float*) are followed; `v.push_back(x)`, `n.fetch_add(1)` and the like are writes.
+  Use method_result(CXCursor method) const {
+    CXType r = m_ast.canonical(m_cx.getCursorResultType(method));
+    if ((r.kind == CXType_LValueReference || r.kind == CXType_RValueReference))
+      return is_const_target(r) ? Use::read : Use::object;
+    if (r.kind == CXType_Pointer) return is_const_target(r) ? Use::read : Use::pointer;
+    return Use::write;
+  }
+
   Use step(int p, int cur, Use state) const {
     const Node& n = m_ast.nodes[p];
     int idx = m_ast.child_index(cur);
+    if (state == Use::method) {
+      if (n.kind == CXCursor_CallExpr) {
+        CXCursor method = m_ast.referenced(p);
+        return m_ast.is_null(method) ? Use::write : method_result(method);
+      }
+      return n.kind == CXCursor_ParenExpr || n.kind == CXCursor_UnexposedExpr ? Use::method : Use::write;
+    }
     switch (n.kind) {
       case CXCursor_ParenExpr: return state;
       case CXCursor_UnexposedExpr: {  // implicit casts
@@ -147,7 +167,7 @@ class GlobalsCheck {
         if (idx != 0) return Use::read;
         CXCursor member = m_ast.referenced(p);
         if (!m_ast.is_null(member) && m_cx.getCursorKind(member) == CXCursor_CXXMethod)
-          return m_cx.CXXMethod_isConst(member) ? Use::read : Use::write;
+          return m_cx.CXXMethod_isConst(member) ? Use::read : Use::method;
         return Use::object;  // v.field (object) or p->field (pointer): the field's storage
       }
       case CXCursor_ArraySubscriptExpr: return state == Use::pointer ? Use::object : Use::read;

@@ -126,6 +126,17 @@ util::Result<void> ClangEnv::prepare() {
     if (auto r = util::write_file_atomic(p, "// empty: removed in CUDA 13, still included by clang's CUDA wrapper\n"); !r)
       return r;
   }
+  // gcc's <omp.h> (found through -idirafter) uses gcc 11's __malloc__(deallocator) attribute,
+  // which clang rejects; this wrapper, searched first, hides the argument.
+  {
+    fs::path p = m_dir / "cpu-stubs" / "omp.h";
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    std::string text = "// kwb analysis: gcc's omp.h as clang can parse it (generated)\n"
+                       "#define __malloc__(...) __malloc__\n#include_next <omp.h>\n#undef __malloc__\n";
+    if (util::read_file(p).value_or("") != text)
+      if (auto r = util::write_file_atomic(p, text); !r) return r;
+  }
   // The virtual file system: these directories (mapped to themselves), nothing else.
   std::vector<std::string> roots = {"/usr/include", m_dir.string()};
   for (const char* extra : {"/usr/local/include", "/usr/lib/gcc"})
@@ -157,7 +168,7 @@ std::vector<std::string> ClangEnv::base_args(Mode mode) const {
   if (mode == Mode::cpu) {
     // What build::CpuToolchain passes to g++ that changes the code seen (-std, -O (__OPTIMIZE__),
     // -march=native (__AVX2__, ...)).
-    a = {"-x", "c++", "-std=c++20", "-O3", "-march=native"};
+    a = {"-x", "c++", "-std=c++20", "-O3", "-march=native", "-isystem", (m_dir / "cpu-stubs").string()};
   } else {
     a = {"-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudalib", "--cuda-path=" + m_cuda.string(), "-std=c++17",
          mode == Mode::cuda_device ? "--cuda-device-only" : "--cuda-host-only", "-isystem",

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app::add_eval_command(app, settings, code);
   app::add_specs_command(app, settings, code);
   app::add_calibrate_command(app, settings, code);
+  app::add_serve_command(app, settings, code);
+  app::add_token_command(app, settings, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,6 +1,7 @@
 #include "build/cpu_toolchain.hpp"
 
 #include <cstdio>
+#include <sstream>
 #include <fstream>
 #include <optional>
 
@@ -115,12 +116,27 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   }
   if (!outcome->ok()) {
     result.reason = "compilation failed";
+    bool located = false;
     for (const auto& d : result.diagnostics)
       if (d.severity == "error") {
         result.reason = d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message;
+        located = true;
         break;
       }
-    if (outcome->signal) result.reason += " (compiler killed by signal " + std::to_string(outcome->signal) + ")";
+    if (!located) {  // e.g. the assembler's "Error: file not found" for an .incbin
+      std::istringstream lines(result.log);
+      for (std::string line; std::getline(lines, line);)
+        if (line.find("rror") != std::string::npos) {
+          result.reason += ": " + line.substr(0, 300);
+          break;
+        }
+    }
+    // A limit of the compile profile (memory, CPU time, processes, output) or the seccomp filter.
+    auto limit = sandbox::breach(*outcome, "the compiler");
+    if (limit.kind == sandbox::Breach::cpu_time) result.timed_out = true;
+    if (limit.kind != sandbox::Breach::none) result.reason = limit.reason + " (" + result.reason + ")";
+    else if (outcome->signal) result.reason += " (compiler killed by signal " + std::to_string(outcome->signal) + ")";
+    if (!limit.note.empty()) result.reason += "; " + limit.note;
     return result;
   }
   result.ok = true;

@@ -12,7 +12,7 @@ namespace kwb::core {
 
 enum class Status {
   accepted, incorrect, compile_error, rejected, sandbox_violation,
-  time_limit, memory_limit, crashed, no_device, error
+  time_limit, memory_limit, output_limit, crashed, no_device, error
 };
 std::string_view status_name(Status s);
 

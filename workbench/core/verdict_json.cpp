@@ -13,6 +13,7 @@ std::string_view status_name(Status s) {
     case Status::sandbox_violation: return "sandbox_violation";
     case Status::time_limit: return "time_limit";
     case Status::memory_limit: return "memory_limit";
+    case Status::output_limit: return "output_limit";
     case Status::crashed: return "crashed";
     case Status::no_device: return "no_device";
     case Status::error: return "error";

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "launcher/sandbox.hpp"
@@ -34,6 +35,18 @@ std::string signal_text(int sig) {
   }
 }
 
+// Kills a runner that ran out of time and returns a hint about why, when the sandbox saw one
+// (the process limit was reached: a fork bomb spins until the deadline); the runner's output
+// goes to `output`.
+std::string kill_for_timeout(sandbox::Process& process, std::string& output) {
+  process.kill();
+  auto outcome = process.wait(std::chrono::milliseconds(5000));
+  output = outcome.stderr_text + outcome.stdout_text;
+  auto limit = sandbox::breach(outcome, "the candidate");
+  if (limit.kind == sandbox::Breach::processes) return "; " + limit.reason;
+  return limit.note.empty() ? "" : "; " + limit.note;
+}
+
 }  // namespace
 
 util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerConfig& cfg, const SharedArena& arena) {
@@ -58,7 +71,11 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   req.profile.wall = std::chrono::hours(24);  // each command has its own deadline; wait() below
   req.profile.gpu = cfg.gpu;
   if (cfg.cpu_seconds > 0) req.profile.cpu_seconds = cfg.cpu_seconds;
-  if (cfg.memory_bytes > 0) req.profile.address_space_bytes = int64_t(arena.size()) + cfg.memory_bytes;
+  if (cfg.memory_bytes > 0) req.profile.memory_bytes = cfg.memory_bytes;
+  // Without a memory cgroup the launcher falls back to RLIMIT_AS, which also counts the arena's
+  // mapping (the arena's pages are charged to the trusted side, not to the runner's cgroup).
+  if (!cfg.gpu) req.profile.address_space_bytes = int64_t(arena.size()) + req.profile.memory_bytes + (1ll << 30);
+  req.profile.max_processes = std::max(req.profile.max_processes, cfg.threads + 32);
   req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)}};
   req.inherit_fds = {cmd[0], reply[1], arena.fd()};
   req.argv = {"/kwb/kwb-runner", "--fds",
@@ -83,13 +100,24 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
   m_stderr = outcome.stderr_text + outcome.stdout_text;
   std::string tail = m_stderr.size() > 400 ? m_stderr.substr(m_stderr.size() - 400) : m_stderr;
   std::string note = tail.empty() ? "" : "; output: " + tail;
-  if (outcome.signal == SIGXCPU)
-    return {core::Status::time_limit, std::string("the candidate used up its CPU time during ") + what};
+  auto limit = sandbox::breach(outcome, "the candidate");
+  std::string during = std::string(" during ") + what;
+  std::string hint = limit.note.empty() ? "" : "; " + limit.note;
+  switch (limit.kind) {
+    case sandbox::Breach::output: return {core::Status::output_limit, limit.reason + during};
+    case sandbox::Breach::memory: return {core::Status::memory_limit, limit.reason + during + hint};
+    case sandbox::Breach::forbidden_syscall: return {core::Status::sandbox_violation, limit.reason + during + hint + note};
+    case sandbox::Breach::cpu_time: return {core::Status::time_limit, limit.reason + during};
+    case sandbox::Breach::processes: hint = "; " + limit.reason; break;
+    case sandbox::Breach::file_size:  // SIGXFSZ: named by signal_text below
+    case sandbox::Breach::wall_time:  // the session has no wall limit of its own: it stopped answering
+    case sandbox::Breach::none: break;
+  }
   if (outcome.signal)
-    return {core::Status::crashed, std::string("the candidate crashed during ") + what + ": " +
-                                       signal_text(outcome.signal) + note};
+    return {core::Status::crashed, std::string("the candidate crashed") + during + ": " + signal_text(outcome.signal) +
+                                       hint + note};
   return {core::Status::crashed, std::string("the runner exited with code ") + std::to_string(outcome.exit_code) +
-                                     " during " + what + " (did the candidate call exit()?)" + note};
+                                     during + " (did the candidate call exit()?)" + hint + note};
 }
 
 RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, int timeout_ms, const char* what) {
@@ -98,10 +126,10 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, i
   switch (m_reader->read(reply, timeout_ms)) {
     case wire::LineReader::Status::ok: break;
     case wire::LineReader::Status::timeout:
-      m_process->kill();
       return std::unexpected(RunnerFailure{
           core::Status::time_limit, std::string(what) + " did not finish within " + std::to_string(timeout_ms) +
-                                        " ms (endless loop, deadlock, or far too slow)"});
+                                        " ms (endless loop, deadlock, or far too slow)" +
+                                        kill_for_timeout(*m_process, m_stderr)});
     case wire::LineReader::Status::closed: return std::unexpected(classify_exit(what));
     case wire::LineReader::Status::too_long:
     case wire::LineReader::Status::bad_json:

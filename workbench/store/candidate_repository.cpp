@@ -49,6 +49,7 @@ util::Unexpected err(const Database& db, const Statement& st) { return util::fai
 }  // namespace
 
 util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, bool* existing) {
+  auto guard = m_db.lock();
   if (existing) *existing = false;
   if (rec.idempotency_key) {
     Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
@@ -82,6 +83,7 @@ util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, b
 }
 
 util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std::string& id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), std::string("SELECT ") + k_columns + " FROM candidates WHERE id = ?1");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, id);
@@ -92,6 +94,7 @@ util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const CandidateFilter& f) {
+  auto guard = m_db.lock();
   std::string sql = std::string("SELECT ") + k_columns + " FROM candidates WHERE 1";
   if (f.op) sql += " AND op = ?1";
   if (f.state) sql += " AND state = ?2";
@@ -115,6 +118,7 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const Candi
 }
 
 util::Result<bool> CandidateRepository::set_state(const std::string& id, const std::string& state) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
@@ -124,6 +128,7 @@ util::Result<bool> CandidateRepository::set_state(const std::string& id, const s
 }
 
 util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = 'analyzing', attempts = attempts + 1, "
                "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
@@ -136,6 +141,7 @@ util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
 }
 
 util::Result<bool> CandidateRepository::finish(const std::string& id, const nlohmann::json& verdict) {
+  auto guard = m_db.lock();
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
     m_db.exec("ROLLBACK;");
@@ -166,6 +172,7 @@ util::Result<bool> CandidateRepository::finish(const std::string& id, const nloh
 }
 
 util::Result<std::string> CandidateRepository::cancel(const std::string& id) {
+  auto guard = m_db.lock();
   Statement q(m_db.handle(),
               "UPDATE candidates SET state = 'cancelled', cancel_requested = 1, "
               "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
@@ -184,6 +191,7 @@ util::Result<std::string> CandidateRepository::cancel(const std::string& id) {
 }
 
 util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = 'cancelled', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
                "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
@@ -194,6 +202,7 @@ util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id) {
 
 util::Result<void> CandidateRepository::record_stage(const std::string& id, int attempt, const std::string& stage,
                                                      double ms, const std::string& detail) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "INSERT OR REPLACE INTO stages (candidate_id, attempt, stage, ms, detail) VALUES (?1, ?2, ?3, ?4, ?5)");
   st.bind(1, id).bind(2, int64_t(attempt)).bind(3, stage).bind(4, ms).bind(5, detail);
@@ -202,6 +211,7 @@ util::Result<void> CandidateRepository::record_stage(const std::string& id, int 
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), std::string("SELECT ") + k_columns +
                                   " FROM candidates WHERE state NOT IN ('done', 'cancelled') ORDER BY seq");
   std::vector<CandidateRecord> out;
@@ -212,6 +222,7 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
 }
 
 util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> token_id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "SELECT count(*) FROM candidates WHERE state NOT IN ('done', 'cancelled') AND coalesce(token_id, 0) = ?1");
   st.bind(1, token_id.value_or(0));

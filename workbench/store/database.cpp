@@ -49,13 +49,16 @@ util::Result<Database> Database::open(const std::filesystem::path& file) {
   return d;
 }
 
-Database::Database(Database&& o) noexcept : m_db(o.m_db), m_file(std::move(o.m_file)) { o.m_db = nullptr; }
+Database::Database(Database&& o) noexcept : m_db(o.m_db), m_file(std::move(o.m_file)), m_mutex(std::move(o.m_mutex)) {
+  o.m_db = nullptr;
+}
 
 Database& Database::operator=(Database&& o) noexcept {
   if (this != &o) {
     if (m_db) sqlite3_close(m_db);
     m_db = o.m_db;
     m_file = std::move(o.m_file);
+    m_mutex = std::move(o.m_mutex);
     o.m_db = nullptr;
   }
   return *this;
@@ -66,6 +69,7 @@ Database::~Database() {
 }
 
 util::Result<void> Database::exec(const std::string& sql) {
+  auto guard = lock();
   char* err = nullptr;
   if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(m_db);

@@ -32,6 +32,7 @@ constexpr const char* k_select =
 }  // namespace
 
 util::Result<std::optional<DeviceRecord>> DeviceRepository::find(const std::string& id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), std::string(k_select) + " WHERE id = ?1");
   if (!st.ok()) return util::fail(m_db.file().string(), st.error());
   sqlite3_bind_text(st.get(), 1, id.c_str(), -1, SQLITE_TRANSIENT);
@@ -42,6 +43,7 @@ util::Result<std::optional<DeviceRecord>> DeviceRepository::find(const std::stri
 }
 
 util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "INSERT OR REPLACE INTO devices (id, kind, name, copy_bytes_per_s, flops_per_s, details) "
                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
@@ -59,6 +61,7 @@ util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
 }
 
 util::Result<std::vector<DeviceRecord>> DeviceRepository::all() {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), std::string(k_select) + " ORDER BY id");
   if (!st.ok()) return util::fail(m_db.file().string(), st.error());
   std::vector<DeviceRecord> out;

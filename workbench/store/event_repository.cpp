@@ -6,6 +6,7 @@ namespace kwb::store {
 
 util::Result<EventRecord> EventRepository::append(const std::string& candidate_id, const std::string& kind,
                                                   const nlohmann::json& data) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), "INSERT INTO events (candidate_id, kind, data) VALUES (?1, ?2, ?3) RETURNING id, at");
   st.bind(1, candidate_id).bind(2, kind).bind(3, data.dump());
   if (st.step() != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
@@ -13,6 +14,7 @@ util::Result<EventRecord> EventRepository::append(const std::string& candidate_i
 }
 
 util::Result<std::vector<EventRecord>> EventRepository::after(const std::string& candidate_id, int64_t after_id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "SELECT id, at, kind, data FROM events WHERE candidate_id = ?1 AND id > ?2 ORDER BY id");
   st.bind(1, candidate_id).bind(2, after_id);

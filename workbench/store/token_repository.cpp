@@ -7,6 +7,7 @@
 namespace kwb::store {
 
 util::Result<std::string> TokenRepository::create(const std::string& name, const std::string& role) {
+  auto guard = m_db.lock();
   if (role != "agent" && role != "reviewer" && role != "admin")
     return util::fail("role", "unknown role '" + role + "' (roles: agent, reviewer, admin)");
   std::string secret = "kwb_" + util::random_hex(24);
@@ -17,6 +18,7 @@ util::Result<std::string> TokenRepository::create(const std::string& name, const
 }
 
 util::Result<std::optional<TokenRecord>> TokenRepository::authenticate(const std::string& secret) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), "SELECT id, name, role, created_at, revoked FROM tokens WHERE hash = ?1 AND revoked = 0");
   st.bind(1, util::sha256_hex(secret));
   int rc = st.step();
@@ -26,6 +28,7 @@ util::Result<std::optional<TokenRecord>> TokenRepository::authenticate(const std
 }
 
 util::Result<std::vector<TokenRecord>> TokenRepository::all() {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), "SELECT id, name, role, created_at, revoked FROM tokens ORDER BY id");
   std::vector<TokenRecord> out;
   int rc;
@@ -36,6 +39,7 @@ util::Result<std::vector<TokenRecord>> TokenRepository::all() {
 }
 
 util::Result<bool> TokenRepository::revoke(int64_t id) {
+  auto guard = m_db.lock();
   Statement st(m_db.handle(), "UPDATE tokens SET revoked = 1 WHERE id = ?1 AND revoked = 0");
   st.bind(1, id);
   if (st.step() != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());

@@ -23,9 +23,19 @@ inline const core::Spec& spec(const std::string& op) {
   return it->second;
 }
 
+// PCHs kept in the build tree, so that re-configurations (and re-runs) do not rebuild them.
+inline void use_test_cache_dir() {
+  static const bool once = [] {
+    set_cache_dir(std::filesystem::path(KWB_TEST_BIN_DIR) / ".." / "analysis-test-cache");
+    return true;
+  }();
+  (void)once;
+}
+
 inline Report run(const std::string& source, const std::string& op = "vector_add", const std::string& backend = "cpu",
                   const std::string& variant = "f32", std::vector<std::string> kernels = {},
                   std::vector<std::string> flags = {}) {
+  use_test_cache_dir();
   const auto& s = spec(op);
   const auto* v = s.find_variant(variant);
   if (!v) throw std::runtime_error("no variant " + variant);

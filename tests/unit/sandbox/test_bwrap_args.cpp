@@ -58,12 +58,21 @@ TEST(BwrapArgs, JobDirIsTheLastMountAndTheWorkingDir) {
   Request req = sample();
   req.profile.gpu = true;
   Args a = bwrap_argv(req);
-  long job = find_seq(a, {"--bind", "/srv/jobs/42", "/job"});
+  long job = find_seq(a, {"--ro-bind", "/srv/jobs/42", "/job"});  // read-only for runs
   ASSERT_GE(job, 0);
+  EXPECT_EQ(find_seq(a, {"--bind", "/srv/jobs/42", "/job"}), -1);
   for (const char* flag : {"--bind", "--ro-bind", "--dev-bind", "--tmpfs", "--proc", "--dev", "--symlink"}) {
     EXPECT_LE(last_index_of(a, flag), job) << flag << " comes after the job dir";
   }
   EXPECT_GE(find_seq(a, {"--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/job"}), job);
+}
+
+TEST(BwrapArgs, JobDirIsWritableForCompiles) {
+  Request req = sample();
+  req.profile = compile_profile();
+  Args a = bwrap_argv(req);
+  EXPECT_GE(find_seq(a, {"--bind", "/srv/jobs/42", "/job"}), 0);
+  EXPECT_EQ(find_seq(a, {"--ro-bind", "/srv/jobs/42", "/job"}), -1);
 }
 
 TEST(BwrapArgs, ExtraBindsAreReadOnlyUnlessWritable) {
@@ -133,6 +142,10 @@ TEST(BwrapArgs, ProfilesHaveTheDocumentedDefaults) {
   EXPECT_EQ(c.tmp_bytes, 512ll << 20);
   EXPECT_EQ(c.output_bytes, 1ll << 20);
   EXPECT_EQ(c.open_files, 256);
+  EXPECT_EQ(c.memory_bytes, 2ll << 30);
+  EXPECT_EQ(c.max_processes, 64);
+  EXPECT_FALSE(c.output_overflow_fails);
+  EXPECT_TRUE(c.job_writable);
   Profile r = run_profile();
   EXPECT_EQ(r.name, "run");
   EXPECT_EQ(r.wall, std::chrono::seconds(10));
@@ -141,6 +154,10 @@ TEST(BwrapArgs, ProfilesHaveTheDocumentedDefaults) {
   EXPECT_EQ(r.tmp_bytes, 64ll << 20);
   EXPECT_EQ(r.output_bytes, 64ll << 10);
   EXPECT_EQ(r.open_files, 256);
+  EXPECT_EQ(r.memory_bytes, 4ll << 30);
+  EXPECT_EQ(r.max_processes, 64);
+  EXPECT_TRUE(r.output_overflow_fails);
+  EXPECT_FALSE(r.job_writable);
   EXPECT_FALSE(r.gpu);
 }
 

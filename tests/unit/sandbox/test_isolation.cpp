@@ -5,9 +5,11 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <csignal>
 #include <set>
 
 #include "sandbox_test_util.hpp"
+#include "util/fs.hpp"
 
 namespace kwb::sandbox::test {
 namespace {
@@ -84,10 +86,40 @@ TEST(SandboxIsolation, OnlyJobAndTmpAreWritable) {
                            "touch /usr/kwb-x 2>/dev/null && echo usr; touch /kwb-x 2>/dev/null && echo root; "
                            "mkdir /kwb-d 2>/dev/null && echo rootdir; touch /dev/kwb-x 2>/dev/null && echo dev; "
                            "touch /dev/shm/kwb-x 2>/dev/null && echo shm; test -e /etc/passwd && echo etc; "
-                           "touch /tmp/kwb-x && echo tmp; echo data > /job/out && echo job"));
+                           "touch /tmp/kwb-x && echo tmp; echo data > /job/out && echo job",
+                           compile_profile()));
   EXPECT_EQ(o.stdout_text, "tmp\njob\n") << o.stderr_text;
   EXPECT_EQ(read_text(job / "out"), "data\n");
   EXPECT_FALSE(std::filesystem::exists("/usr/kwb-x"));
+}
+
+TEST(SandboxIsolation, RunsCannotWriteTheJobDir) {
+  TempDir job;
+  write_text(job / "candidate.so", "object");
+  Outcome o = run_ok(shell(job, "cat /job/candidate.so; echo x > /job/new 2>/dev/null && echo wrote; "
+                                "ln -s /etc/passwd /job/link 2>/dev/null && echo linked; rm -f /job/candidate.so; "
+                                "echo x > /tmp/scratch && echo tmp"));
+  EXPECT_EQ(o.stdout_text, "objecttmp\n") << o.stderr_text;
+  EXPECT_EQ(count_entries(job.path()), 1u);
+  EXPECT_EQ(read_text(job / "candidate.so"), "object");
+}
+
+TEST(SandboxIsolation, TrustedSideDoesNotFollowLinksPlantedInTheJobDir) {
+  // A compile job can write /job: it plants links to host files and folders. The trusted side
+  // reads outputs with O_NOFOLLOW and removes the job dir without following links.
+  TempDir job, victim;
+  write_text(victim / "precious", "keep me");
+  Outcome o = run_ok(shell(job, "ln -s " + (victim / "precious").string() + " /job/candidate.so && ln -s " +
+                                    victim.path().string() + " /job/dir && mkdir /job/sub && ln -s " +
+                                    victim.path().string() + " /job/sub/deeper && echo planted",
+                           compile_profile()));
+  ASSERT_EQ(o.stdout_text, "planted\n") << o.stderr_text;
+  auto read = util::read_file_nofollow(job / "candidate.so", 1 << 20);
+  EXPECT_FALSE(read);  // ELOOP: the link is not followed
+  std::error_code ec;
+  std::filesystem::remove_all(job.path(), ec);
+  EXPECT_FALSE(std::filesystem::exists(job.path()));
+  EXPECT_EQ(read_text(victim / "precious"), "keep me");
 }
 
 TEST(SandboxIsolation, TmpIsPrivate) {
@@ -148,28 +180,57 @@ TEST(SandboxIsolation, CompilesAndRunsWithGxx) {
   EXPECT_EQ(r.stdout_text, "compiled-ok\n");
 }
 
-TEST(SandboxIsolation, SeccompDeniesDangerousSyscalls) {
-  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+// Runs python3 in the sandbox; skips the test without it.
+#define KWB_NEED_PYTHON()                                                      \
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3"
+
+TEST(SandboxIsolation, SeccompRefusesProbedSyscallsWithEperm) {
+  KWB_NEED_PYTHON();
   TempDir job;
-  // Each line: the syscall's result and errno. Outside a filter ptrace(TRACEME) succeeds,
-  // io_uring_setup(1, NULL) fails with EFAULT and an AF_INET socket can be created.
+  // Outside a filter io_uring_setup(1, NULL) fails with EFAULT and an AF_INET socket can be made.
   const char* script = R"(
 import ctypes, socket
 libc = ctypes.CDLL(None, use_errno=True)
 def call(*args):
     r = libc.syscall(*args)
     return "%d %d" % (r, ctypes.get_errno() if r < 0 else 0)
-print("ptrace", call(101, 0, 0, 0, 0))
 print("io_uring_setup", call(425, 1, None))
-print("unshare", call(272, 0x20000))
-for name, family in (("inet", socket.AF_INET), ("unix", socket.AF_UNIX)):
+for name, family, kind in (("inet", socket.AF_INET, socket.SOCK_STREAM), ("inet6", socket.AF_INET6, socket.SOCK_DGRAM),
+                           ("netlink", socket.AF_NETLINK, socket.SOCK_RAW), ("unix", socket.AF_UNIX, socket.SOCK_STREAM)):
     try:
-        socket.socket(family, socket.SOCK_STREAM).close(); print(name, "ok")
+        socket.socket(family, kind).close(); print(name, "ok")
     except OSError as e:
         print(name, "errno", e.errno)
 )";
   Outcome o = run_ok(make_request(job, {"/usr/bin/python3", "-c", script}));
-  EXPECT_EQ(o.stdout_text, "ptrace -1 1\nio_uring_setup -1 1\nunshare -1 1\ninet errno 1\nunix ok\n") << o.stderr_text;
+  EXPECT_EQ(o.stdout_text, "io_uring_setup -1 1\ninet errno 1\ninet6 errno 1\nnetlink errno 1\nunix ok\n")
+      << o.stderr_text;
+}
+
+TEST(SandboxIsolation, SeccompKillsOnHostileSyscallsAndNamesThem) {
+  KWB_NEED_PYTHON();
+  TempDir job;
+  // x86-64 numbers: ptrace 101, mount 165, unshare 272, setns 308, bpf 321, perf_event_open 298,
+  // userfaultfd 323, keyctl 250, init_module 175, process_vm_readv 310.
+  for (auto [nr, name] : std::vector<std::pair<int, std::string>>{{101, "ptrace"}, {165, "mount"}, {272, "unshare"},
+                                                                   {308, "setns"}, {321, "bpf"}, {298, "perf_event_open"},
+                                                                   {323, "userfaultfd"}, {250, "keyctl"},
+                                                                   {175, "init_module"}, {310, "process_vm_readv"}}) {
+    std::string script = "import ctypes, sys; print('before', flush=True); ctypes.CDLL(None).syscall(" +
+                         std::to_string(nr) + ", 0, 0, 0, 0, 0); print('survived', flush=True)";
+    Outcome o = run_ok(make_request(job, {"/usr/bin/python3", "-c", script}));
+    EXPECT_EQ(o.signal, SIGSYS) << name << ": " << o.stderr_text;
+    EXPECT_EQ(o.stdout_text, "before\n") << name;
+    auto b = breach(o, "the command");
+    EXPECT_EQ(b.kind, Breach::forbidden_syscall) << name;
+    // Naming the call needs a readable /dev/kmsg; where there is one, the name must be right.
+    if (!o.denied_syscall.empty()) {
+      EXPECT_EQ(o.denied_syscall, name);
+      EXPECT_NE(b.reason.find("for calling " + name), std::string::npos) << b.reason;
+    } else {
+      EXPECT_NE(b.reason.find("one of ptrace"), std::string::npos) << b.reason;
+    }
+  }
 }
 
 }  // namespace

@@ -148,7 +148,7 @@ TEST(SandboxRun, DestroyingARunningProcessKillsAndReapsIt) {
 
 TEST(SandboxRun, OutputFloodIsTruncatedAndTheCommandFinishes) {
   TempDir job;
-  Profile profile = run_profile();
+  Profile profile = compile_profile();  // compile: excess output is dropped, the command goes on
   profile.output_bytes = 1000;
   Outcome o = run_ok(shell(job, "seq 1 300000; seq 1 300000 >&2; echo done > /job/finished", profile));
   EXPECT_TRUE(o.ok()) << o.stderr_text;
@@ -163,9 +163,28 @@ TEST(SandboxRun, OutputFloodIsTruncatedAndTheCommandFinishes) {
   EXPECT_EQ(read_text(job / "finished"), "done\n");
 }
 
+TEST(SandboxRun, OutputFloodIsStoppedInTheRunProfile) {
+  TempDir job;
+  Profile profile = run_profile();  // run: more output than allowed is a violation
+  profile.output_bytes = 1000;
+  Outcome o = run_ok(shell(job, "exec seq 1 300000", profile));
+  EXPECT_EQ(o.signal, SIGPIPE);
+  EXPECT_TRUE(o.output_limit_hit);
+  EXPECT_TRUE(o.stdout_truncated);
+  EXPECT_TRUE(o.stdout_text.starts_with("1\n2\n3\n"));
+  EXPECT_EQ(o.stderr_text, "");
+  auto b = breach(o, "the candidate");
+  EXPECT_EQ(b.kind, Breach::output);
+  EXPECT_NE(b.reason.find("more than 1000 bytes"), std::string::npos) << b.reason;
+  // Output within the cap is no violation.
+  o = run_ok(shell(job, "seq 1 10", profile));
+  EXPECT_TRUE(o.ok());
+  EXPECT_FALSE(o.output_limit_hit);
+}
+
 TEST(SandboxRun, FileSizeLimitStopsLargeWrites) {
   TempDir job;
-  Profile profile = run_profile();
+  Profile profile = compile_profile();
   profile.file_bytes = 1 << 20;
   Outcome o = run_ok(shell(job, "head -c 3000000 /dev/zero > /job/big", profile));
   EXPECT_FALSE(o.ok());

@@ -1,0 +1,62 @@
+// Which limit or rule stopped a sandbox (sandbox.hpp: breach), in words a person can act on.
+#include <csignal>
+
+#include "launcher/sandbox.hpp"
+
+namespace kwb::sandbox {
+
+namespace {
+
+std::string bytes_text(int64_t bytes) {
+  if (bytes >= (1ll << 20) && bytes % (1ll << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (1ll << 10) && bytes % (1ll << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+constexpr const char* k_forbidden_calls =
+    "ptrace, process_vm_readv/writev, mount and the new mount API, pivot_root, unshare, setns, bpf, "
+    "perf_event_open, userfaultfd, keyctl/add_key/request_key, kexec, kernel modules, open_by_handle_at";
+
+}  // namespace
+
+BreachReport breach(const Outcome& o, const std::string& who) {
+  BreachReport r;
+  const Profile& p = o.profile;
+  std::string profile = p.name.empty() ? "sandbox" : p.name + " profile";
+  if (o.process_limit_hit) {
+    r.note = "the " + profile + "'s limit of " + std::to_string(p.max_processes) +
+             " processes and threads was reached, so fork() or thread creation failed (a fork or thread bomb?)";
+  }
+  if (o.output_limit_hit) {
+    r.kind = Breach::output;
+    r.reason = who + " wrote more than " + bytes_text(p.output_bytes) + " to stdout or stderr, the " + profile +
+               "'s limit, and was stopped there (SIGPIPE on its next write): a flood of output; remove the prints";
+  } else if (o.memory_limit_hit) {
+    r.kind = Breach::memory;
+    r.reason = who + " exceeded the " + profile + "'s memory limit of " + bytes_text(p.memory_bytes) +
+               " and was killed by the out-of-memory killer: allocate less (files in /tmp count too)";
+  } else if (o.signal == SIGSYS) {
+    r.kind = Breach::forbidden_syscall;
+    r.reason = who + " was killed by the sandbox's seccomp filter (SIGSYS) for calling " +
+               (o.denied_syscall.empty() ? "a forbidden system call (one of " + std::string(k_forbidden_calls) + ")"
+                                         : o.denied_syscall + ", a system call the sandbox forbids");
+  } else if (o.signal == SIGXCPU) {
+    r.kind = Breach::cpu_time;
+    r.reason = who + " used up the " + profile + "'s CPU time limit of " + std::to_string(p.cpu_seconds) + " s";
+  } else if (o.signal == SIGXFSZ) {
+    r.kind = Breach::file_size;
+    r.reason = who + " wrote a file larger than the " + profile + "'s limit of " + bytes_text(p.file_bytes) +
+               " (SIGXFSZ)";
+  } else if (o.timed_out) {
+    r.kind = Breach::wall_time;
+    r.reason = who + " did not finish within the " + profile + "'s wall-clock limit of " +
+               std::to_string(p.wall.count()) + " ms";
+  } else if (o.process_limit_hit && !o.ok()) {
+    r.kind = Breach::processes;
+    r.reason = r.note;
+    r.note.clear();
+  }
+  return r;
+}
+
+}  // namespace kwb::sandbox

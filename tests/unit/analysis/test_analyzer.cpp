@@ -1,0 +1,149 @@
+// The analyzer as a whole: rules table, shipped kernels, cache, availability, threads.
+#include <cstdlib>
+#include <future>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::analysis::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Rules, EveryRuleIsListedOnceWithSeverityAndSummary) {
+  std::set<std::string> ids;
+  for (const auto& r : rules()) {
+    EXPECT_TRUE(ids.insert(r.id).second) << r.id;
+    EXPECT_TRUE(r.severity == "error" || r.severity == "warning" || r.severity == "note") << r.id;
+    EXPECT_GT(r.summary.size(), 20u) << r.id;
+  }
+  for (const char* id : {"entry-signature", "forbidden-call", "inline-asm", "mutable-global-state", "include",
+                         "precision-downcast", "preprocessor", "symbol-alias", "parse", "analysis-unavailable"})
+    EXPECT_TRUE(ids.contains(id)) << id;
+}
+
+TEST(Rules, DocumentedInDocsAnalysisMd) {
+  auto doc = util::read_file(fs::path(KWB_TEST_SOURCE_DIR) / "docs/analysis.md");
+  ASSERT_TRUE(doc) << "docs/analysis.md";
+  for (const auto& r : rules()) EXPECT_NE(doc->find("`" + r.id + "`"), std::string::npos) << r.id;
+}
+
+struct Shipped {
+  fs::path source;
+  std::string op, variant, backend;
+};
+
+std::vector<Shipped> shipped() {
+  std::vector<Shipped> out;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(KWB_TEST_SOURCE_DIR) / "kernels")) {
+    std::string backend = e.path().parent_path().filename();
+    if (!((e.path().extension() == ".cpp" && backend == "cpu") || (e.path().extension() == ".cu" && backend == "cuda")))
+      continue;
+    Shipped k{e.path(), e.path().parent_path().parent_path().filename(), "", backend};
+    auto meta = e.path();
+    meta.replace_extension(".json");
+    if (auto text = util::read_file(meta)) k.variant = nlohmann::json::parse(*text, nullptr, false).value("variant", "");
+    out.push_back(k);
+  }
+  return out;
+}
+
+TEST(ShippedKernels, HaveNoFindings) {
+  auto kernels = shipped();
+  ASSERT_FALSE(kernels.empty());
+  int analysed = 0;
+  for (const auto& k : kernels) {
+    auto source = util::read_file(k.source);
+    ASSERT_TRUE(source) << k.source;
+    const auto& s = spec(k.op);
+    const auto* v = k.variant.empty() ? &s.variants.front() : s.find_variant(k.variant);
+    ASSERT_NE(v, nullptr) << k.source;
+    // CUDA: the launch plan's kernels and the first value of each tunable, as the pipeline passes them.
+    std::vector<std::string> kernels_named, flags;
+    static const std::regex launch(R"(//\s*kwb:launch\s+(\w+))"), tune(R"(//\s*kwb:tune\s+(\w+)=(-?\d+))");
+    for (std::sregex_iterator it(source->begin(), source->end(), launch), end; it != end; ++it)
+      kernels_named.push_back((*it)[1]);
+    for (std::sregex_iterator it(source->begin(), source->end(), tune), end; it != end; ++it)
+      flags.push_back("-D" + (*it)[1].str() + "=" + (*it)[2].str());
+    auto r = analyze(Request{s, *v, k.backend, *source, k.source.filename().string(), kernels_named, flags});
+    if (!r.available) {
+      EXPECT_EQ(k.backend, "cuda") << k.source << ": " << r.unavailable_reason;
+      continue;
+    }
+    ++analysed;
+    EXPECT_TRUE(r.findings.empty()) << k.source << "\n" << dump(r);
+  }
+  if (analysed == 0) GTEST_SKIP() << "libclang not available";
+}
+
+TEST(Cache, SecondAnalysisIsServedFromTheCache) {
+  std::string src = vector_add("static int calls; ++calls; c[0] = a[0];");
+  auto first = run(src);
+  KWB_REQUIRE_AVAILABLE(first);
+  auto second = run(src);
+  EXPECT_TRUE(second.cached);
+  ASSERT_EQ(first.findings.size(), second.findings.size());
+  for (size_t i = 0; i < first.findings.size(); ++i) EXPECT_EQ(format_finding(first.findings[i]), format_finding(second.findings[i]));
+  // The key covers the variant's signature: the same text against another spec is analysed anew.
+  auto other = run(src, "row_sum");
+  EXPECT_FALSE(other.cached);
+  EXPECT_EQ(count(other, "entry-signature"), 1) << dump(other);
+  clear_cache();
+  EXPECT_FALSE(run(src).cached);
+}
+
+TEST(Availability, MissingLibclangIsReportedNotFatal) {
+  set_libclang_path("/nonexistent/libclang-19.so.1");
+  auto r = run(vector_add("std::system(\"id\");", "#include <cstdlib>"));
+  EXPECT_FALSE(r.available);
+  EXPECT_NE(r.unavailable_reason.find("libclang not found: static analysis skipped"), std::string::npos)
+      << r.unavailable_reason;
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_FALSE(r.has_errors());
+  EXPECT_FALSE(warm_up("cpu"));
+  set_libclang_path("none");
+  EXPECT_NE(run(vector_add("")).unavailable_reason.find("disabled"), std::string::npos);
+  set_libclang_path("");
+}
+
+TEST(Availability, MissingCudaHeadersOnlyDisableCuda) {
+  auto before = run(vector_add(""));
+  KWB_REQUIRE_AVAILABLE(before);
+  set_cuda_path("/nonexistent/cuda");
+  auto cuda = run("extern \"C\" __global__ void k(float* c) {}\n", "vector_add", "cuda", "f32", {"k"});
+  EXPECT_FALSE(cuda.available);
+  EXPECT_NE(cuda.unavailable_reason.find("CUDA headers not found"), std::string::npos) << cuda.unavailable_reason;
+  EXPECT_TRUE(run(vector_add("")).available);
+  set_cuda_path("");
+}
+
+TEST(Availability, UnknownBackend) {
+  auto r = run(vector_add(""), "vector_add", "fpga");
+  EXPECT_FALSE(r.available);
+  EXPECT_NE(r.unavailable_reason.find("fpga"), std::string::npos);
+}
+
+TEST(Threads, ConcurrentAnalysesAgree) {
+  auto probe = run(vector_add(""));
+  KWB_REQUIRE_AVAILABLE(probe);
+  clear_cache();
+  std::vector<std::future<Report>> futures;
+  for (int t = 0; t < 6; ++t)
+    futures.push_back(std::async(std::launch::async, [t] {
+      // Distinct sources (no cache hits): even threads write a static, odd ones are clean.
+      std::string body = "c[0] = a[0] + " + std::to_string(t) + ";" + (t % 2 ? "" : " static int k; ++k;");
+      return run(vector_add(body));
+    }));
+  for (int t = 0; t < 6; ++t) {
+    auto r = futures[size_t(t)].get();
+    ASSERT_TRUE(r.available) << r.unavailable_reason;
+    EXPECT_EQ(count(r, "mutable-global-state"), t % 2 ? 0 : 1) << t << "\n" << dump(r);
+  }
+}
+
+}  // namespace
+}  // namespace kwb::analysis::test

@@ -1,0 +1,32 @@
+#include "api/candidate_json.hpp"
+
+namespace kwb::api {
+
+nlohmann::json candidate_links(const std::string& id) {
+  std::string self = "/v1/candidates/" + id;
+  return {{"self", self}, {"events", self + "/events"}, {"cancel", self + "/cancel"}};
+}
+
+nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict) {
+  nlohmann::json j = {{"id", r.id},
+                      {"op", r.op},
+                      {"variant", r.variant},
+                      {"backend", r.backend},
+                      {"state", r.state},
+                      {"status", r.status ? nlohmann::json(*r.status) : nlohmann::json(nullptr)},
+                      {"source_name", r.source_name},
+                      {"source_sha256", r.source_sha256},
+                      {"flags", r.flags},
+                      {"note", r.note},
+                      {"parent", r.parent ? nlohmann::json(*r.parent) : nlohmann::json(nullptr)},
+                      {"attempts", r.attempts},
+                      {"cancel_requested", r.cancel_requested},
+                      {"created_at", r.created_at},
+                      {"updated_at", r.updated_at},
+                      {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
+                      {"links", candidate_links(r.id)}};
+  if (with_verdict) j["verdict"] = r.verdict;
+  return j;
+}
+
+}  // namespace kwb::api

@@ -1,0 +1,39 @@
+#pragma once
+// Everything the HTTP routes need, owned by `kwb serve`.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "api/auth.hpp"
+#include "exec/event_hub.hpp"
+#include "exec/pipeline.hpp"
+#include "spec/loader.hpp"
+#include "store/database.hpp"
+#include "store/object_store.hpp"
+
+namespace kwb::api {
+
+struct ApiLimits {
+  size_t max_body_bytes = 1 << 20;     // request bodies
+  size_t max_source_bytes = 256 << 10; // candidate sources
+  int64_t queue_quota = 64;            // candidates queued or in flight per token
+  double rate_per_s = 50;              // requests per second per token (token bucket)
+  double burst = 100;
+  std::chrono::milliseconds heartbeat{15000};  // SSE comment lines
+  int max_wait_s = 60;                 // ?wait= long-poll cap
+};
+
+struct ApiContext {
+  store::Database& db;
+  store::ObjectStore& objects;
+  const spec::Catalog& catalog;
+  exec::Pipeline& pipeline;
+  exec::EventHub& hub;
+  Authenticator& auth;
+  RateLimiter& limiter;
+  ApiLimits limits;
+  std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+};
+
+}  // namespace kwb::api

@@ -1,0 +1,58 @@
+#include "api/http_util.hpp"
+
+namespace kwb::api {
+
+void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& type, const std::string& message) {
+  send_json(res, status, {{"error", {{"type", type}, {"message", message}}}});
+}
+
+std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
+  auto who = ctx.auth.authenticate(req.get_header_value("Authorization"));
+  if (!who) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    send_error(res, 401, "unauthorized",
+               req.has_header("Authorization") ? "unknown or revoked token"
+                                               : "missing bearer token: send 'Authorization: Bearer <token>' "
+                                                 "(create one with `kwb token create --role agent`)");
+    return std::nullopt;
+  }
+  if (int wait = ctx.limiter.acquire(who->token_id); wait > 0) {
+    res.set_header("Retry-After", std::to_string(wait));
+    send_error(res, 429, "rate_limited", "too many requests for this token; retry after " + std::to_string(wait) + " s");
+    return std::nullopt;
+  }
+  if (int(who->role) < int(min_role)) {
+    send_error(res, 403, "forbidden",
+               "this route needs the " + std::string(role_name(min_role)) + " role; the token has " +
+                   std::string(role_name(who->role)));
+    return std::nullopt;
+  }
+  return who;
+}
+
+std::optional<int64_t> query_int(const httplib::Request& req, httplib::Response& res, const std::string& name,
+                                 int64_t fallback, int64_t lo, int64_t hi) {
+  if (!req.has_param(name)) return fallback;
+  std::string v = req.get_param_value(name);
+  size_t used = 0;
+  int64_t out = 0;
+  try {
+    out = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || out < lo || out > hi) {
+    send_error(res, 400, "bad_parameter",
+               "query parameter '" + name + "': expected an integer in [" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + "], got \"" + v + "\"");
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace kwb::api

@@ -1,0 +1,97 @@
+#include "api/openapi.hpp"
+
+#include <string_view>
+
+namespace kwb::api {
+
+namespace {
+
+const RouteDoc k_routes[] = {
+    {"get", "/v1/health", "", "Liveness, version, queue figures"},
+    {"get", "/v1/devices", "agent", "Devices and their calibrated peaks"},
+    {"get", "/v1/specs", "agent", "All operator specs"},
+    {"get", "/v1/specs/{op}", "agent", "One operator spec"},
+    {"post", "/v1/candidates", "agent", "Submit a candidate (202 with id and links; honours Idempotency-Key)"},
+    {"get", "/v1/candidates", "agent", "List candidates, newest first (filters op, state, status; limit, before)"},
+    {"get", "/v1/candidates/{id}", "agent", "One candidate with its verdict; ?wait=S long-polls until done"},
+    {"get", "/v1/candidates/{id}/events", "agent", "Progress as Server-Sent Events, or JSON with ?wait=S&after=N"},
+    {"post", "/v1/candidates/{id}/cancel", "agent", "Cancel a queued or running candidate"},
+    {"post", "/v1/tokens", "admin", "Create a token (body: {name, role}); the token is shown once"},
+    {"get", "/v1/tokens", "admin", "List tokens (never their secrets)"},
+    {"get", "/metrics", "", "Prometheus metrics"},
+    {"get", "/openapi.json", "", "This document"},
+};
+
+nlohmann::json error_schema() {
+  return {{"type", "object"},
+          {"required", {"error"}},
+          {"properties",
+           {{"error",
+             {{"type", "object"},
+              {"required", {"type", "message"}},
+              {"properties", {{"type", {{"type", "string"}}}, {"message", {{"type", "string"}}}}}}}}}};
+}
+
+nlohmann::json submit_schema() {
+  return {{"type", "object"},
+          {"required", {"op", "source"}},
+          {"additionalProperties", false},
+          {"properties",
+           {{"op", {{"type", "string"}}},
+            {"variant", {{"type", "string"}}},
+            {"backend", {{"type", "string"}, {"enum", {"cpu", "cuda", "cuda-launcher"}}}},
+            {"source", {{"type", "string"}, {"maxLength", 262144}}},
+            {"source_name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$"}}},
+            {"flags", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+            {"note", {{"type", "string"}, {"maxLength", 4096}}},
+            {"parent", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
+            {"launch", {{"type", "string"}}},
+            {"tune", {{"type", "object"}}}}}};
+}
+
+}  // namespace
+
+std::span<const RouteDoc> route_docs() { return k_routes; }
+
+nlohmann::json openapi_document(const std::string& version) {
+  nlohmann::json paths = nlohmann::json::object();
+  for (const auto& r : k_routes) {
+    nlohmann::json op = {{"summary", r.summary}, {"responses", nlohmann::json::object()}};
+    op["responses"]["200"] = {{"description", "OK"}};
+    if (std::string_view(r.role).size()) {
+      op["security"] = nlohmann::json::array({{{"bearer", nlohmann::json::array()}}});
+      op["x-kwb-role"] = r.role;
+      op["responses"]["401"] = {{"description", "Missing or unknown token"},
+                                {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+      op["responses"]["403"] = {{"description", "The token's role is too low"}};
+      op["responses"]["429"] = {{"description", "Rate limit or queue quota; see Retry-After"}};
+    }
+    std::string path = r.path;
+    if (path.find("{id}") != std::string::npos)
+      op["parameters"] = nlohmann::json::array({{{"name", "id"}, {"in", "path"}, {"required", true},
+                                                 {"schema", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}}}});
+    if (path.find("{op}") != std::string::npos)
+      op["parameters"] = nlohmann::json::array({{{"name", "op"}, {"in", "path"}, {"required", true},
+                                                 {"schema", {{"type", "string"}}}}});
+    if (path == "/v1/candidates" && std::string_view(r.method) == "post") {
+      op["requestBody"] = {{"required", true},
+                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Submit"}}}}}}}};
+      op["responses"]["202"] = {{"description", "Accepted: {id, state, links}"}};
+      op["responses"]["400"] = {{"description", "Malformed body or field"}};
+      op["responses"]["413"] = {{"description", "Body or source too large"}};
+      op["responses"]["422"] = {{"description", "Unknown op/variant, unsupported backend, forbidden flag"}};
+      op["parameters"] = nlohmann::json::array({{{"name", "Idempotency-Key"}, {"in", "header"}, {"required", false},
+                                                 {"schema", {{"type", "string"}, {"maxLength", 200}}}}});
+    }
+    paths[path][r.method] = op;
+  }
+  return {{"openapi", "3.1.0"},
+          {"info", {{"title", "Kernel Workbench API"}, {"version", version},
+                    {"description", "Submit candidate kernels, follow their evaluation, read verdicts (kwb.verdict.v1)."}}},
+          {"paths", paths},
+          {"components",
+           {{"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}},
+            {"schemas", {{"Error", error_schema()}, {"Submit", submit_schema()}}}}}};
+}
+
+}  // namespace kwb::api

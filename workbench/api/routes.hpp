@@ -1,0 +1,10 @@
+#pragma once
+#include <httplib.h>
+
+#include "api/context.hpp"
+
+namespace kwb::api {
+void add_meta_routes(httplib::Server& svr, ApiContext& ctx);        // health, devices, specs, openapi, metrics, tokens
+void add_candidate_routes(httplib::Server& svr, ApiContext& ctx);   // submit, get, list, cancel
+void add_event_routes(httplib::Server& svr, ApiContext& ctx);       // SSE and long-poll
+}  // namespace kwb::api

@@ -1,0 +1,120 @@
+// POST /v1/candidates, GET /v1/candidates[/{id}], POST /v1/candidates/{id}/cancel
+#include <thread>
+#include <variant>
+
+#include "api/candidate_json.hpp"
+#include "api/http_util.hpp"
+#include "api/routes.hpp"
+#include "api/submission.hpp"
+
+namespace kwb::api {
+
+namespace {
+
+void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  auto who = guard(req, res, ctx, Role::agent);
+  if (!who) return;
+  auto parsed = parse_submission(req.body, ctx);
+  if (auto* e = std::get_if<SubmitError>(&parsed)) return send_error(res, e->status, e->type, e->message);
+  auto& sub = std::get<Submission>(parsed);
+  if (req.has_header("Idempotency-Key")) {
+    std::string key = req.get_header_value("Idempotency-Key");
+    if (key.empty() || key.size() > 200) return send_error(res, 400, "invalid_header", "Idempotency-Key: 1 to 200 characters");
+    sub.rec.idempotency_key = key;
+  }
+  if (who->token_id != 0) sub.rec.token_id = who->token_id;
+  store::CandidateRepository repo(ctx.db);
+  if (!sub.rec.idempotency_key) {
+    auto active = repo.count_active(sub.rec.token_id);
+    if (!active) return send_error(res, 500, "internal", active.error().what());
+    if (*active >= ctx.limits.queue_quota) {
+      res.set_header("Retry-After", "5");
+      return send_error(res, 429, "queue_quota",
+                        "this token has " + std::to_string(*active) + " candidates queued or in flight (quota " +
+                            std::to_string(ctx.limits.queue_quota) + "); wait for verdicts");
+    }
+  }
+  auto sha = ctx.objects.put(sub.source);
+  if (!sha) return send_error(res, 500, "internal", sha.error().what());
+  sub.rec.source_sha256 = *sha;
+  bool existing = false;
+  auto rec = repo.insert(sub.rec, &existing);
+  if (!rec) return send_error(res, 500, "internal", rec.error().what());
+  if (existing) {
+    res.set_header("Idempotent-Replay", "true");
+    return send_json(res, 200, {{"id", rec->id}, {"state", rec->state}, {"links", candidate_links(rec->id)}});
+  }
+  ctx.pipeline.submitted(*rec);
+  res.set_header("Location", "/v1/candidates/" + rec->id);
+  send_json(res, 202, {{"id", rec->id}, {"state", "queued"}, {"links", candidate_links(rec->id)}});
+}
+
+bool terminal(const std::string& state) { return state == "done" || state == "cancelled"; }
+
+void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent)) return;
+  auto wait_s = query_int(req, res, "wait", 0, 0, ctx.limits.max_wait_s);
+  if (!wait_s) return;
+  std::string id = req.matches[1];
+  store::CandidateRepository repo(ctx.db);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*wait_s);
+  while (true) {
+    uint64_t seen = ctx.hub.version(id);
+    auto rec = repo.find(id);
+    if (!rec) return send_error(res, 500, "internal", rec.error().what());
+    if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (terminal((*rec)->state) || left.count() <= 0) return send_json(res, 200, candidate_json(**rec, true));
+    ctx.hub.wait(id, seen, left);
+  }
+}
+
+void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent)) return;
+  store::CandidateFilter f;
+  auto limit = query_int(req, res, "limit", 50, 1, 500);
+  if (!limit) return;
+  f.limit = int(*limit);
+  if (req.has_param("before")) {
+    auto before = query_int(req, res, "before", 0, 1, INT64_MAX);
+    if (!before) return;
+    f.before_seq = *before;
+  }
+  if (req.has_param("op")) f.op = req.get_param_value("op");
+  if (req.has_param("state")) f.state = req.get_param_value("state");
+  if (req.has_param("status")) f.status = req.get_param_value("status");
+  store::CandidateRepository repo(ctx.db);
+  auto rows = repo.list(f);
+  if (!rows) return send_error(res, 500, "internal", rows.error().what());
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& r : *rows) items.push_back(candidate_json(r, false));
+  nlohmann::json next = nullptr;
+  if (int64_t(rows->size()) == f.limit) next = "/v1/candidates?limit=" + std::to_string(f.limit) + "&before=" + std::to_string(rows->back().seq);
+  send_json(res, 200, {{"items", items}, {"next", next}});
+}
+
+void cancel(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent)) return;
+  std::string id = req.matches[1];
+  auto state = ctx.pipeline.cancel(id);
+  if (!state) {
+    if (state.error().message == "not found") return send_error(res, 404, "not_found", "no candidate " + id);
+    return send_error(res, 500, "internal", state.error().what());
+  }
+  std::string note = *state == "cancelled" ? "cancelled"
+                     : *state == "done"    ? "already done; nothing to cancel"
+                                           : "cancellation requested; it stops after the current stage";
+  send_json(res, 200, {{"id", id}, {"state", *state}, {"detail", note}});
+}
+
+}  // namespace
+
+void add_candidate_routes(httplib::Server& svr, ApiContext& ctx) {
+  svr.Post("/v1/candidates", [&ctx](const httplib::Request& q, httplib::Response& s) { submit(q, s, ctx); });
+  svr.Get("/v1/candidates", [&ctx](const httplib::Request& q, httplib::Response& s) { list(q, s, ctx); });
+  svr.Get(R"(/v1/candidates/(c-[0-9a-f]{16}))", [&ctx](const httplib::Request& q, httplib::Response& s) { get_one(q, s, ctx); });
+  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/cancel)",
+           [&ctx](const httplib::Request& q, httplib::Response& s) { cancel(q, s, ctx); });
+}
+
+}  // namespace kwb::api

@@ -1,0 +1,94 @@
+// /v1/health /v1/devices /v1/specs[/{op}] /v1/tokens /metrics /openapi.json
+#include <fmt/format.h>
+
+#include "api/http_util.hpp"
+#include "api/openapi.hpp"
+#include "api/routes.hpp"
+#include "spec/spec_json.hpp"
+#include "store/device_repository.hpp"
+#include "store/token_repository.hpp"
+
+namespace kwb::api {
+
+void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
+  // Specs never change while the daemon runs: serialise them once.
+  auto specs_body = std::make_shared<std::string>();
+  auto spec_bodies = std::make_shared<std::map<std::string, std::string>>();
+  {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& op : ctx.catalog.ops()) {
+      auto j = spec::to_json(*ctx.catalog.find(op));
+      (*spec_bodies)[op] = j.dump();
+      all.push_back(std::move(j));
+    }
+    *specs_body = nlohmann::json{{"specs", all}}.dump();
+  }
+  auto openapi_body = std::make_shared<std::string>(openapi_document(KWB_VERSION).dump(2));
+
+  svr.Get("/v1/health", [&ctx](const httplib::Request&, httplib::Response& res) {
+    auto st = ctx.pipeline.stats();
+    double up = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.started).count();
+    send_json(res, 200, {{"status", "ok"}, {"version", KWB_VERSION}, {"uptime_s", up}, {"auth", ctx.auth.enabled()},
+                         {"backends", ctx.backends},
+                         {"queue", {{"queued", st.queued}, {"waiting_for_device", st.waiting_for_device},
+                                    {"compiling", st.compiling}, {"on_device", st.on_device},
+                                    {"finished", st.finished}}}});
+  });
+  svr.Get("/v1/devices", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::agent)) return;
+    store::DeviceRepository repo(ctx.db);
+    auto all = repo.all();
+    if (!all) return send_error(res, 500, "internal", all.error().what());
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& d : *all)
+      items.push_back({{"id", d.id}, {"kind", d.kind}, {"name", d.name}, {"copy_bytes_per_s", d.copy_bytes_per_s},
+                       {"flops_per_s", d.flops_per_s ? nlohmann::json(*d.flops_per_s) : nlohmann::json(nullptr)},
+                       {"calibration", d.details}, {"calibrated_at", d.calibrated_at}});
+    send_json(res, 200, {{"devices", items}});
+  });
+  svr.Get("/v1/specs", [&ctx, specs_body](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::agent)) return;
+    res.set_content(*specs_body, "application/json");
+  });
+  svr.Get(R"(/v1/specs/([a-z][a-z0-9_]{0,63}))", [&ctx, spec_bodies](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::agent)) return;
+    auto it = spec_bodies->find(req.matches[1]);
+    if (it == spec_bodies->end()) return send_error(res, 404, "not_found", "no spec for op '" + std::string(req.matches[1]) + "'");
+    res.set_content(it->second, "application/json");
+  });
+  svr.Get("/openapi.json", [openapi_body](const httplib::Request&, httplib::Response& res) {
+    res.set_content(*openapi_body, "application/json");
+  });
+  svr.Get("/metrics", [&ctx](const httplib::Request&, httplib::Response& res) {
+    auto st = ctx.pipeline.stats();
+    std::string body = fmt::format(
+        "# TYPE kwb_queue_depth gauge\nkwb_queue_depth {}\n# TYPE kwb_waiting_for_device gauge\nkwb_waiting_for_device {}\n"
+        "# TYPE kwb_compiling gauge\nkwb_compiling {}\n# TYPE kwb_on_device gauge\nkwb_on_device {}\n"
+        "# TYPE kwb_verdicts_total counter\nkwb_verdicts_total {}\n",
+        st.queued, st.waiting_for_device, st.compiling, st.on_device, st.finished);
+    res.set_content(body, "text/plain; version=0.0.4");
+  });
+  svr.Post("/v1/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::admin)) return;
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return send_error(res, 400, "invalid_json", "body must be a JSON object {name, role}");
+    if (!body.contains("role") || !body["role"].is_string()) return send_error(res, 400, "invalid_field", "role: required string (agent, reviewer, admin)");
+    std::string name = body.value("name", std::string("unnamed"));
+    store::TokenRepository tokens(ctx.db);
+    auto secret = tokens.create(name, body["role"].get<std::string>());
+    if (!secret) return send_error(res, 422, "invalid_field", secret.error().what());
+    send_json(res, 201, {{"token", *secret}, {"name", name}, {"role", body["role"]}});
+  });
+  svr.Get("/v1/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::admin)) return;
+    store::TokenRepository tokens(ctx.db);
+    auto all = tokens.all();
+    if (!all) return send_error(res, 500, "internal", all.error().what());
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& t : *all)
+      items.push_back({{"id", t.id}, {"name", t.name}, {"role", t.role}, {"created_at", t.created_at}, {"revoked", t.revoked}});
+    send_json(res, 200, {{"tokens", items}});
+  });
+}
+
+}  // namespace kwb::api

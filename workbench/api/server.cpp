@@ -1,0 +1,66 @@
+#include "api/server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "api/http_util.hpp"
+#include "api/routes.hpp"
+
+namespace kwb::api {
+
+Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_unique<httplib::Server>()) {
+  m_svr->new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
+  m_svr->set_payload_max_length(ctx.limits.max_body_bytes);
+  m_svr->set_keep_alive_max_count(10000);
+  m_svr->set_read_timeout(30, 0);
+  add_meta_routes(*m_svr, ctx);
+  add_candidate_routes(*m_svr, ctx);
+  add_event_routes(*m_svr, ctx);
+  // Unknown routes, 413 from the body limit, and anything else without a JSON body of its own.
+  m_svr->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    switch (res.status) {
+      case 404: return send_error(res, 404, "not_found", "no route " + req.method + " " + req.path);
+      case 413: return send_error(res, 413, "too_large", "request body larger than the limit");
+      case 405: return send_error(res, 405, "method_not_allowed", req.method + " is not allowed on " + req.path);
+      default: return send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+    }
+  });
+  m_svr->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unexpected error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("request failed: {}", what);
+    send_error(res, 500, "internal", what);
+  });
+}
+
+Server::~Server() { stop(); }
+
+bool Server::bind(const std::string& host, int port, std::string* error) {
+  if (port == 0) {
+    m_port = m_svr->bind_to_any_port(host);
+    if (m_port <= 0) {
+      if (error) *error = "cannot bind " + host + " to a free port";
+      return false;
+    }
+    return true;
+  }
+  if (!m_svr->bind_to_port(host, port)) {
+    if (error) *error = "cannot bind " + host + ":" + std::to_string(port) + " (in use, or not an address of this host)";
+    return false;
+  }
+  m_port = port;
+  return true;
+}
+
+void Server::run() { m_svr->listen_after_bind(); }
+
+void Server::stop() {
+  if (m_svr) m_svr->stop();
+}
+
+}  // namespace kwb::api

@@ -1,0 +1,97 @@
+#include "api/submission.hpp"
+
+#include <regex>
+#include <set>
+#include <variant>
+
+#include "build/flags.hpp"
+
+namespace kwb::api {
+
+namespace {
+
+SubmitError bad(std::string field, std::string message, int status = 400, std::string type = "invalid_field") {
+  return {status, std::move(type), field + ": " + message};
+}
+
+const char* type_name(const nlohmann::json& v) { return v.type_name(); }
+
+}  // namespace
+
+std::variant<Submission, SubmitError> parse_submission(const std::string& body, const ApiContext& ctx) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
+      return SubmitError{400, "invalid_utf8", "body is not valid UTF-8: " + what};
+    return SubmitError{400, "invalid_json", "body is not valid JSON: " + what};
+  }
+  if (!j.is_object()) return SubmitError{400, "invalid_json", "body must be a JSON object"};
+  static const std::set<std::string> known = {"op", "variant", "backend", "source", "source_name", "launch",
+                                              "tune", "flags", "note", "parent"};
+  for (const auto& [k, v] : j.items())
+    if (!known.contains(k)) return bad(k, "unknown field (expected: op, variant, backend, source, source_name, flags, note, parent, launch, tune)");
+
+  Submission s;
+  auto& r = s.rec;
+  auto want_string = [&](const char* field, bool required, std::string& out) -> std::optional<SubmitError> {
+    if (!j.contains(field)) {
+      if (required) return bad(field, "required field is missing");
+      return std::nullopt;
+    }
+    if (!j[field].is_string()) return bad(field, std::string("expected string, got ") + type_name(j[field]));
+    out = j[field].get<std::string>();
+    return std::nullopt;
+  };
+  if (auto e = want_string("op", true, r.op)) return *e;
+  const core::Spec* spec = ctx.catalog.find(r.op);
+  if (!spec) {
+    std::string ops;
+    for (const auto& o : ctx.catalog.ops()) ops += (ops.empty() ? "" : ", ") + o;
+    return bad("op", "unknown op '" + r.op + "' (known: " + ops + ")", 422, "unknown_op");
+  }
+  if (auto e = want_string("variant", false, r.variant)) return *e;
+  if (!r.variant.empty() && !spec->find_variant(r.variant))
+    return bad("variant", "op " + r.op + " has no variant '" + r.variant + "'", 422, "unknown_variant");
+  r.backend = "cpu";
+  if (auto e = want_string("backend", false, r.backend)) return *e;
+  if (r.backend != "cpu" && r.backend != "cuda" && r.backend != "cuda-launcher")
+    return bad("backend", "expected \"cpu\", \"cuda\" or \"cuda-launcher\", got \"" + r.backend + "\"");
+  bool served = false;
+  for (const auto& b : ctx.backends) served = served || b == r.backend;
+  if (!served) return bad("backend", "this daemon does not evaluate '" + r.backend + "' candidates yet", 422, "unsupported_backend");
+  for (const char* cuda_only : {"launch", "tune"})
+    if (j.contains(cuda_only) && r.backend == "cpu") return bad(cuda_only, "only the cuda backend takes a launch plan");
+  if (auto e = want_string("source", true, s.source)) return *e;
+  if (s.source.empty()) return bad("source", "must not be empty");
+  if (s.source.size() > ctx.limits.max_source_bytes)
+    return bad("source", "larger than " + std::to_string(ctx.limits.max_source_bytes) + " bytes", 413, "too_large");
+  r.source_name = r.backend == "cpu" ? "candidate.cpp" : "candidate.cu";
+  if (auto e = want_string("source_name", false, r.source_name)) return *e;
+  static const std::regex name_re(R"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99})");
+  if (!std::regex_match(r.source_name, name_re) || r.source_name.find("..") != std::string::npos)
+    return bad("source_name", "must be a plain file name ([A-Za-z0-9_.-], no '/' or '..'), got \"" + r.source_name + "\"");
+  if (j.contains("flags")) {
+    if (!j["flags"].is_array()) return bad("flags", std::string("expected array of strings, got ") + type_name(j["flags"]));
+    for (size_t i = 0; i < j["flags"].size(); ++i) {
+      if (!j["flags"][i].is_string())
+        return bad("flags[" + std::to_string(i) + "]", std::string("expected string, got ") + type_name(j["flags"][i]));
+      r.flags.push_back(j["flags"][i].get<std::string>());
+    }
+    if (auto ok = build::check_flags(r.flags); !ok) return SubmitError{422, "forbidden_flag", ok.error().what()};
+  }
+  if (auto e = want_string("note", false, r.note)) return *e;
+  if (r.note.size() > 4096) return bad("note", "longer than 4096 bytes");
+  if (j.contains("parent")) {
+    std::string parent;
+    if (auto e = want_string("parent", false, parent)) return *e;
+    static const std::regex id_re(R"(c-[0-9a-f]{16})");
+    if (!std::regex_match(parent, id_re)) return bad("parent", "expected a candidate id like c-0123456789abcdef");
+    r.parent = parent;
+  }
+  return s;
+}
+
+}  // namespace kwb::api

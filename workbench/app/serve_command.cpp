@@ -1,0 +1,144 @@
+// kwb serve: the daemon — HTTP API, durable pipeline, workspace database.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "api/server.hpp"
+#include "app/commands.hpp"
+#include "eval/cpu_device.hpp"
+#include "eval/cpu_evaluation.hpp"
+#include "exec/pipeline.hpp"
+#include "reference_registry.hpp"
+#include "store/token_repository.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::app {
+
+namespace {
+
+struct ServeArgs {
+  std::string host = "127.0.0.1";
+  int port = 8470;
+  std::string port_file;
+  bool no_auth = false;
+  int compile_workers = 0;
+  int64_t queue_quota = 64;
+  double rate = 50;
+  int heartbeat_ms = 15000;
+};
+
+eval::EvalOptions options_from(const util::Settings& s) {
+  eval::EvalOptions opt;
+  opt.workspace = s.get("workspace");
+  opt.runner = s.get("runner");
+  opt.bwrap = s.get("bwrap");
+  opt.cxx = s.get("cxx");
+  opt.time_budget_ms = int(s.get_int("time-budget-ms"));
+  opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
+  opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
+  opt.threads = int(s.get_int("threads"));
+  return opt;
+}
+
+// Bootstrap: with auth on and no token at all, create an admin token once and keep it in
+// <workspace>/admin.token (mode 0600) so the operator can create agent tokens.
+void ensure_admin_token(store::Database& db, const std::filesystem::path& workspace) {
+  store::TokenRepository tokens(db);
+  auto all = tokens.all();
+  if (!all || !all->empty()) return;
+  auto secret = tokens.create("bootstrap-admin", "admin");
+  if (!secret) return;
+  auto file = workspace / "admin.token";
+  if (util::write_file_atomic(file, *secret + "\n")) ::chmod(file.c_str(), 0600);
+  std::printf("kwb serve: created the first admin token, saved in %s\n", file.c_str());
+}
+
+int run_serve(const ServeArgs& a, const util::Settings& settings) {
+  std::filesystem::path workspace = settings.get("workspace");
+  auto db = store::Database::open(workspace / "kwb.db");
+  if (!db) return std::fprintf(stderr, "kwb serve: %s\n", db.error().what().c_str()), 2;
+  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  if (!catalog) return std::fprintf(stderr, "kwb serve: %s\n", catalog.error().what().c_str()), 2;
+  std::error_code ec;
+  if (!std::filesystem::exists(settings.get("runner"), ec))
+    return std::fprintf(stderr, "kwb serve: kwb-runner not found at %s\n", settings.get("runner").c_str()), 2;
+  auto device = eval::cpu_device(*db);
+  if (!device) return std::fprintf(stderr, "kwb serve: %s\n", device.error().what().c_str()), 2;
+
+  store::ObjectStore objects(workspace / "objects");
+  exec::EventHub hub;
+  eval::EvalOptions opt = options_from(settings);
+  const spec::Catalog& specs = *catalog;
+  eval::CpuDevice cpu = *device;
+  exec::EvaluationFactory factory = [&specs, opt, cpu](const store::CandidateRecord& rec, const std::string& source,
+                                                       eval::ProgressFn progress)
+      -> util::Result<std::unique_ptr<eval::Evaluation>> {
+    const core::Spec* spec = specs.find(rec.op);
+    if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
+    if (rec.backend != "cpu") return util::fail("backend", "backend '" + rec.backend + "' is not served here");
+    core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    return std::unique_ptr<eval::Evaluation>(
+        new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
+  };
+  exec::PipelineConfig pcfg;
+  pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
+  exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);
+
+  api::Authenticator auth(*db, !a.no_auth);
+  if (!a.no_auth) ensure_admin_token(*db, workspace);
+  api::RateLimiter limiter(a.rate, a.rate * 2);
+  api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
+  ctx.limits.queue_quota = a.queue_quota;
+  ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
+  api::Server server(ctx);
+  std::string error;
+  if (!server.bind(a.host, a.port, &error)) return std::fprintf(stderr, "kwb serve: %s\n", error.c_str()), 2;
+  if (auto r = pipeline.start(); !r) return std::fprintf(stderr, "kwb serve: %s\n", r.error().what().c_str()), 2;
+  if (!a.port_file.empty()) util::write_file_atomic(a.port_file, std::to_string(server.port()) + "\n");
+
+  // SIGINT/SIGTERM stop the server; the pipeline's in-flight work is resumed at the next start.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    std::printf("kwb serve: signal %d, stopping\n", sig);
+    hub.shutdown();
+    server.stop();
+  });
+  waiter.detach();
+  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s)\n", a.host.c_str(),
+              server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.c_str());
+  std::fflush(stdout);
+  server.run();
+  hub.shutdown();
+  pipeline.stop();
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
+  auto a = std::make_shared<ServeArgs>();
+  auto* cmd = app.add_subcommand("serve", "Run the workbench daemon: HTTP API on loopback, durable evaluation pipeline");
+  cmd->add_option("--host", a->host, "Address to bind (default loopback only)")->default_val("127.0.0.1");
+  cmd->add_option("--port", a->port, "Port (0: any free port)")->default_val(8470);
+  cmd->add_option("--port-file", a->port_file, "Write the bound port to this file once listening");
+  cmd->add_flag("--no-auth", a->no_auth, "Accept requests without a token (every caller is admin)");
+  cmd->add_option("--compile-workers", a->compile_workers, "Compile pool size (default: one per core)");
+  cmd->add_option("--queue-quota", a->queue_quota, "Candidates queued or in flight per token")->default_val(64);
+  cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
+  cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);
+  add_setting_flags(*cmd, settings);
+  cmd->callback([a, &settings, &code] { code = run_serve(*a, settings); });
+}
+
+}  // namespace kwb::app

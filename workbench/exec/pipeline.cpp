@@ -1,0 +1,240 @@
+#include "exec/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace kwb::exec {
+
+struct Pipeline::Lane {
+  std::string key;
+  std::deque<std::unique_ptr<Job>> jobs;
+  std::condition_variable cv;
+  std::thread thread;
+};
+
+Pipeline::Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
+                   PipelineConfig cfg)
+    : m_db(db), m_objects(objects), m_factory(std::move(factory)), m_hub(hub), m_cfg(cfg) {}
+
+Pipeline::~Pipeline() { stop(); }
+
+util::Result<void> Pipeline::start() {
+  store::CandidateRepository repo(m_db);
+  auto pending = repo.unfinished();
+  if (!pending) return std::unexpected(pending.error());
+  for (const auto& rec : *pending) {
+    if (rec.state != "queued") {
+      event(rec.id, "state", {{"state", "queued"},
+                              {"detail", "requeued at start-up: the previous run stopped while " + rec.state}});
+      repo.set_state(rec.id, "queued");
+    }
+    m_queue.push(rec.token_id.value_or(0), rec.id);
+  }
+  if (!pending->empty()) spdlog::info("pipeline: {} unfinished candidate(s) queued again", pending->size());
+  for (int i = 0; i < std::max(1, m_cfg.compile_workers); ++i) m_workers.emplace_back([this] { compile_worker(); });
+  return {};
+}
+
+void Pipeline::stop() {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_stopping) return;
+    m_stopping = true;
+    for (auto& [key, lane] : m_lanes) lane->cv.notify_all();
+  }
+  m_backlog_cv.notify_all();
+  m_queue.stop();
+  for (auto& t : m_workers)
+    if (t.joinable()) t.join();
+  std::lock_guard lock(m_mutex);
+  for (auto& [key, lane] : m_lanes)
+    if (lane->thread.joinable()) {
+      m_mutex.unlock();
+      lane->thread.join();
+      m_mutex.lock();
+    }
+}
+
+void Pipeline::submitted(const store::CandidateRecord& rec) {
+  event(rec.id, "state", {{"state", "queued"}});
+  m_queue.push(rec.token_id.value_or(0), rec.id);
+}
+
+util::Result<std::string> Pipeline::cancel(const std::string& id) {
+  store::CandidateRepository repo(m_db);
+  auto state = repo.cancel(id);
+  if (!state) return state;
+  if (*state == "cancelled" && m_queue.remove(id)) {
+    event(id, "state", {{"state", "cancelled"}, {"detail", "cancelled while queued"}});
+  } else if (*state != "done" && *state != "cancelled") {
+    std::lock_guard lock(m_mutex);
+    m_cancel_requests.insert(id);
+  }
+  return state;
+}
+
+PipelineStats Pipeline::stats() const {
+  std::lock_guard lock(m_mutex);
+  return {m_queue.size(), m_backlog, m_compiling, m_on_device, m_finished};
+}
+
+void Pipeline::event(const std::string& id, const std::string& kind, const nlohmann::json& data) {
+  store::EventRepository events(m_db);
+  if (auto r = events.append(id, kind, data); !r) spdlog::error("event for {}: {}", id, r.error().what());
+  m_hub.publish(id);
+}
+
+void Pipeline::set_state(const std::string& id, const std::string& state) {
+  store::CandidateRepository repo(m_db);
+  if (auto r = repo.set_state(id, state); r && *r) event(id, "state", {{"state", state}});
+}
+
+bool Pipeline::cancelled(const std::string& id) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_cancel_requests.contains(id)) return true;
+  }
+  store::CandidateRepository repo(m_db);
+  auto rec = repo.find(id);
+  return rec && *rec && (*rec)->cancel_requested;
+}
+
+void Pipeline::finish(const std::string& id, const core::Verdict& v) {
+  core::Verdict verdict = v;
+  verdict.candidate = id;
+  auto json = core::to_json(verdict);
+  store::CandidateRepository repo(m_db);
+  auto written = repo.finish(id, json);
+  if (!written) {
+    spdlog::error("verdict for {} not written: {}", id, written.error().what());
+    return;
+  }
+  if (!*written) return;  // already done or cancelled: the first verdict stands
+  {
+    std::lock_guard lock(m_mutex);
+    ++m_finished;
+    m_cancel_requests.erase(id);
+  }
+  event(id, "verdict", {{"status", json["status"]}, {"reason", json["reason"]}});
+  event(id, "state", {{"state", "done"}});
+}
+
+void Pipeline::finish_error(const store::CandidateRecord& rec, const std::string& reason) {
+  core::Verdict v;
+  v.op = rec.op;
+  v.variant = rec.variant;
+  v.backend = rec.backend;
+  v.status = core::Status::error;
+  v.reason = reason;
+  finish(rec.id, v);
+}
+
+void Pipeline::compile_worker() {
+  while (auto id = m_queue.pop()) {
+    {
+      std::lock_guard lock(m_mutex);
+      ++m_compiling;
+    }
+    run_front(*id);
+    std::lock_guard lock(m_mutex);
+    --m_compiling;
+  }
+}
+
+void Pipeline::run_front(const std::string& id) {
+  store::CandidateRepository repo(m_db);
+  auto found = repo.find(id);
+  if (!found || !*found) return;
+  auto rec = **found;
+  if (rec.state == "done" || rec.state == "cancelled") return;
+  auto mark_cancelled = [&] {
+    if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
+  };
+  if (rec.cancel_requested) return mark_cancelled();
+  auto attempt = repo.begin_attempt(id);
+  if (!attempt || *attempt == 0) return;
+  event(id, "state", {{"state", "analyzing"}, {"attempt", *attempt}});
+
+  auto source = m_objects.get(rec.source_sha256);
+  if (!source) return finish_error(rec, "source object missing: " + source.error().what());
+  int attempt_no = *attempt;
+  auto progress = [this, id, attempt_no](const eval::StageEvent& e) {
+    nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"finished", e.finished}};
+    if (!e.detail.empty()) data["detail"] = e.detail;
+    event(id, "stage", data);
+    if (e.finished) {
+      store::CandidateRepository r(m_db);
+      r.record_stage(id, attempt_no, std::string(eval::stage_name(e.stage)), 0, e.detail);
+    }
+  };
+  auto made = m_factory(rec, *source, progress);
+  if (!made) return finish_error(rec, made.error().what());
+  auto job = std::make_unique<Job>(Job{rec, attempt_no, std::move(*made)});
+  auto& e = *job->evaluation;
+  if (!e.analyze()) return finish(id, e.verdict());
+  if (cancelled(id)) return mark_cancelled();
+  set_state(id, "compiling");
+  if (!e.compile()) return finish(id, e.verdict());
+  if (cancelled(id)) return mark_cancelled();
+
+  // Hand over to the device lane, waiting while the backlog is full.
+  std::unique_lock lock(m_mutex);
+  m_backlog_cv.wait(lock, [&] { return m_stopping || m_backlog < size_t(std::max(1, m_cfg.compiled_backlog)); });
+  if (m_stopping) return;
+  ++m_backlog;
+  Lane& lane = lane_for(e.device_key());
+  lane.jobs.push_back(std::move(job));
+  lane.cv.notify_one();
+}
+
+Pipeline::Lane& Pipeline::lane_for(const std::string& key) {
+  auto& slot = m_lanes[key];
+  if (!slot) {
+    slot = std::make_unique<Lane>();
+    slot->key = key;
+    Lane* lane = slot.get();
+    slot->thread = std::thread([this, lane] { lane_worker(*lane); });
+  }
+  return *slot;
+}
+
+void Pipeline::lane_worker(Lane& lane) {
+  while (true) {
+    std::unique_ptr<Job> job;
+    {
+      std::unique_lock lock(m_mutex);
+      lane.cv.wait(lock, [&] { return m_stopping || !lane.jobs.empty(); });
+      if (m_stopping) return;
+      job = std::move(lane.jobs.front());
+      lane.jobs.pop_front();
+      --m_backlog;
+      ++m_on_device;
+    }
+    m_backlog_cv.notify_one();
+    run_device(*job);
+    job.reset();  // removes the job folder, stops the runner
+    std::lock_guard lock(m_mutex);
+    --m_on_device;
+  }
+}
+
+void Pipeline::run_device(Job& job) {
+  const std::string& id = job.rec.id;
+  auto& e = *job.evaluation;
+  auto stop_if_cancelled = [&] {
+    if (!cancelled(id)) return false;
+    store::CandidateRepository repo(m_db);
+    if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
+    return true;
+  };
+  if (stop_if_cancelled()) return;
+  set_state(id, "validating");
+  if (!e.validate()) return finish(id, e.verdict());
+  if (stop_if_cancelled()) return;
+  set_state(id, "benchmarking");
+  if (!e.benchmark()) return finish(id, e.verdict());
+  set_state(id, "deciding");
+  e.decide();
+  finish(id, e.verdict());
+}
+
+}  // namespace kwb::exec

@@ -1,0 +1,99 @@
+#pragma once
+// The daemon's durable pipeline (DESIGN §3 exec): queued -> analyzing -> compiling ->
+// validating -> benchmarking -> deciding -> done | cancelled, with every transition in SQLite.
+//  - a compile pool (one thread per core by default) runs analyze + compile, taking candidates
+//    from a FairQueue (round-robin across tokens);
+//  - one lane per device key (the CPU counts as one device) runs validate + benchmark + decide,
+//    one candidate at a time: the device's exclusive benchmark slot;
+//  - at start-up every candidate not done or cancelled is queued again: a candidate caught
+//    mid-stage by a crash is re-run from the start; its verdict is written exactly once.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "eval/evaluation.hpp"
+#include "exec/event_hub.hpp"
+#include "exec/fair_queue.hpp"
+#include "store/candidate_repository.hpp"
+#include "store/event_repository.hpp"
+#include "store/object_store.hpp"
+
+namespace kwb::exec {
+
+using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evaluation>>(
+    const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)>;
+
+struct PipelineConfig {
+  int compile_workers = 2;
+  int compiled_backlog = 4;  // compiled candidates waiting for a device slot, at most
+};
+
+struct PipelineStats {
+  size_t queued = 0;
+  size_t waiting_for_device = 0;
+  int compiling = 0;
+  int on_device = 0;
+  uint64_t finished = 0;
+};
+
+class Pipeline {
+ public:
+  Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
+           PipelineConfig cfg);
+  ~Pipeline();
+
+  // Requeues unfinished candidates and starts the threads.
+  util::Result<void> start();
+  void stop();
+  // A new candidate was inserted (state queued): schedule it.
+  void submitted(const store::CandidateRecord& rec);
+  // Cancels: a queued candidate at once; an in-flight one after its current stage.
+  util::Result<std::string> cancel(const std::string& id);
+  PipelineStats stats() const;
+
+ private:
+  struct Job {
+    store::CandidateRecord rec;
+    int attempt = 0;
+    std::unique_ptr<eval::Evaluation> evaluation;
+  };
+  struct Lane;
+
+  void compile_worker();
+  void lane_worker(Lane& lane);
+  void run_front(const std::string& id);
+  void run_device(Job& job);
+  void set_state(const std::string& id, const std::string& state);
+  void finish(const std::string& id, const core::Verdict& v);
+  void finish_error(const store::CandidateRecord& rec, const std::string& reason);
+  bool cancelled(const std::string& id);
+  void event(const std::string& id, const std::string& kind, const nlohmann::json& data);
+  Lane& lane_for(const std::string& key);
+
+  store::Database& m_db;
+  store::ObjectStore& m_objects;
+  EvaluationFactory m_factory;
+  EventHub& m_hub;
+  PipelineConfig m_cfg;
+  FairQueue m_queue;
+  std::vector<std::thread> m_workers;
+
+  mutable std::mutex m_mutex;  // lanes, backlog, cancel set, counters
+  std::condition_variable m_backlog_cv;
+  std::map<std::string, std::unique_ptr<Lane>> m_lanes;
+  size_t m_backlog = 0;
+  std::set<std::string> m_cancel_requests;
+  int m_compiling = 0, m_on_device = 0;
+  uint64_t m_finished = 0;
+  bool m_stopping = false;
+};
+
+}  // namespace kwb::exec

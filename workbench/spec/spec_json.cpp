@@ -1,0 +1,53 @@
+#include "spec/spec_json.hpp"
+
+namespace kwb::spec {
+
+namespace {
+
+nlohmann::json generator_json(const core::Generator& g) {
+  nlohmann::json j = {{"kind", g.kind}};
+  if (g.kind == "uniform" || g.kind == "int_uniform") j.update({{"lo", g.lo}, {"hi", g.hi}});
+  if (g.kind == "normal") j.update({{"mean", g.mean}, {"stddev", g.stddev}});
+  if (g.kind == "constant") j["value"] = g.value;
+  if (!g.specials.empty()) j.update({{"specials", g.specials}, {"specials_fraction", g.specials_fraction}});
+  return j;
+}
+
+nlohmann::json workloads_json(const std::vector<core::Workload>& ws) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& w : ws) {
+    nlohmann::json j = {{"name", w.name}, {"params", w.params}};
+    if (!w.backends.empty()) j["backends"] = w.backends;
+    if (!w.label.empty()) j["label"] = w.label;
+    a.push_back(j);
+  }
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const core::Spec& s) {
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : s.tensors) tensors.push_back({{"name", t.name}, {"role", core::role_name(t.role)}, {"shape", t.shape}});
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : s.variants) {
+    nlohmann::json dtypes = nlohmann::json::object(), tol = nlohmann::json::object();
+    for (const auto& [k, d] : v.dtypes) dtypes[k] = core::dtype_name(d);
+    for (const auto& [k, t] : v.tolerance)
+      tol[k] = t.exact ? nlohmann::json{{"exact", true}} : nlohmann::json{{"atol", t.atol}, {"rtol", t.rtol}};
+    variants.push_back({{"name", v.name}, {"entry", v.entry}, {"dtypes", dtypes}, {"tolerance", tol},
+                        {"roofline", {{"bytes", v.roofline.bytes}, {"flops", v.roofline.flops}}}});
+  }
+  nlohmann::json dists = nlohmann::json::array();
+  for (const auto& d : s.distributions) {
+    nlohmann::json gens = nlohmann::json::object();
+    for (const auto& [k, g] : d.tensors) gens[k] = generator_json(g);
+    dists.push_back({{"name", d.name}, {"note", d.note}, {"tensors", gens}});
+  }
+  return {{"op", s.op}, {"version", s.version}, {"summary", s.summary}, {"params", s.params},
+          {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
+          {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
+          {"deterministic", s.deterministic}};
+}
+
+}  // namespace kwb::spec
