@@ -36,10 +36,16 @@ void* resolve(void* lib, GetProcAddress gpa, const char* base, const char* versi
 
 }  // namespace
 
-bool CudaApi::load(std::string& error) {
+bool CudaApi::load(const std::string& path, std::string& error) {
   void* lib = nullptr;
-  for (const char* path : k_libcuda)
-    if ((lib = ::dlopen(path, RTLD_NOW | RTLD_LOCAL))) break;
+  if (!path.empty()) {
+    if (!(lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+      error = "cannot load the CUDA driver " + path + ": " + ::dlerror();
+      return false;
+    }
+  }
+  for (const char* p : k_libcuda)
+    if (lib || (lib = ::dlopen(p, RTLD_NOW | RTLD_LOCAL))) break;
   if (!lib) {
     error = "libcuda.so.1 not found (no NVIDIA driver on this machine)";
     return false;

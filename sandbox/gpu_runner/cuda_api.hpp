@@ -31,7 +31,8 @@ struct CudaApi {
 
   // Loads libcuda.so.1 and resolves every function; false with `error` set when impossible
   // ("libcuda.so.1 not found", "cuGetProcAddress: cuMemAlloc missing").
-  bool load(std::string& error);
+  // `path`: an explicit library (KWB_CUDA_DRIVER), else the usual places.
+  bool load(const std::string& path, std::string& error);
   // "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"
   std::string describe(CUresult rc) const;
 };

@@ -49,7 +49,8 @@ struct LaunchDims {
 class GpuRunner {
  public:
   GpuRunner(int shm_fd) : m_shm_fd(shm_fd) {}
-  nlohmann::json device();
+  // The identity; {"driver": PATH} (first command only) names the driver library to load.
+  nlohmann::json device(const nlohmann::json& cmd);
   nlohmann::json load(const nlohmann::json& cmd);
   nlohmann::json map(const nlohmann::json& cmd);
   nlohmann::json dims(const nlohmann::json& cmd);
@@ -70,7 +71,7 @@ class GpuRunner {
   CudaApi m_cu;
   Nvml m_nvml;
   bool m_tried = false, m_ready = false;
-  std::string m_init_error, m_nvml_error, m_pci;
+  std::string m_init_error, m_nvml_error, m_pci, m_driver;
   CUdevice m_dev = 0;
   CUcontext m_ctx = nullptr;
   CUstream m_stream = nullptr;

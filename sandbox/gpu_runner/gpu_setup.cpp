@@ -28,7 +28,7 @@ bool GpuRunner::init(std::string& error) {
     return false;
   };
   std::string e;
-  if (!m_cu.load(e)) return fail(e);
+  if (!m_cu.load(m_driver, e)) return fail(e);
   if (auto rc = m_cu.cuInit(0); rc != CUDA_SUCCESS) return fail("cuInit failed: " + m_cu.describe(rc));
   int count = 0;
   if (m_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) return fail("the driver reports no device");
@@ -52,7 +52,8 @@ bool GpuRunner::init(std::string& error) {
   return true;
 }
 
-nlohmann::json GpuRunner::device() {
+nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
+  if (!m_tried) m_driver = cmd.value("driver", std::string());
   std::string error;
   if (!init(error)) return {{"ok", true}, {"present", false}, {"reason", error}};
   char name[256] = {};

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     nlohmann::json reply;
     try {
       std::string op = cmd.value("op", "");
-      if (op == "device") reply = runner.device();
+      if (op == "device") reply = runner.device(cmd);
       else if (op == "load") reply = runner.load(cmd);
       else if (op == "map") reply = runner.map(cmd);
       else if (op == "dims") reply = runner.dims(cmd);

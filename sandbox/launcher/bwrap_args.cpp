@@ -16,6 +16,10 @@ void add(std::vector<std::string>& argv, std::initializer_list<std::string_view>
   for (std::string_view item : items) argv.emplace_back(item);
 }
 
+constexpr const char* k_readonly_proc[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/fs", "/proc/irq", "/proc/bus"};
+constexpr const char* k_masked_proc[] = {"/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
+                                         "/proc/latency_stats", "/proc/kallsyms"};
+
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
@@ -55,7 +59,18 @@ std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup)
 
   // The file system: read-only /usr with the merged-/usr symlinks; no /etc, no /home.
   add(argv, {"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-             "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev"});
+             "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc"});
+  // The sandbox's uid 65534 is the host's uid 0 (bwrap maps it to the uid that started it), and
+  // the kernel lets that uid write sysctls by file permissions alone: /proc/sys/kernel/
+  // core_pattern was writable, which is code execution on the host. bwrap covers /proc/irq and
+  // /proc/bus only, so make the kernel's knobs read-only and hide what only leaks (the paths
+  // Docker masks). The sources are the host's: the same global objects, read-only.
+  for (const char* path : k_readonly_proc) add(argv, {"--ro-bind-try", path, path});
+  std::error_code ec;
+  for (const char* path : k_masked_proc) {
+    if (std::filesystem::exists(path, ec)) add(argv, {"--ro-bind", "/dev/null", path});  // bwrap cannot create one in /proc
+  }
+  add(argv, {"--dev", "/dev"});
   if (profile.gpu) {
     for (const auto& node : gpu_device_nodes(setup.dev_dir)) {
       add(argv, {"--dev-bind", node.string(), "/dev/" + node.filename().string()});

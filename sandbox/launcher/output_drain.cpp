@@ -7,11 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <optional>
+#include <utility>
 
 namespace kwb::sandbox::detail {
 
-OutputDrain::OutputDrain(int out_fd, int err_fd, int64_t cap_bytes, bool close_on_overflow)
-    : m_cap(std::max<int64_t>(cap_bytes, 0)), m_close_on_overflow(close_on_overflow) {
+OutputDrain::OutputDrain(int out_fd, int err_fd, int64_t cap_bytes, std::function<void()> on_overflow)
+    : m_cap(std::max<int64_t>(cap_bytes, 0)), m_on_overflow(std::move(on_overflow)) {
   m_out.fd = out_fd;
   m_err.fd = err_fd;
   m_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -67,9 +68,10 @@ void OutputDrain::loop() {
       ssize_t n = read(streams[i]->fd, buf, sizeof buf);
       if (n > 0) {
         append(*streams[i], buf, static_cast<size_t>(n));
-        if (streams[i]->truncated && m_close_on_overflow) {  // the writer gets SIGPIPE next
+        if (streams[i]->truncated && m_on_overflow) {  // the writer gets SIGPIPE next
           close(streams[i]->fd);
           streams[i]->fd = -1;
+          std::exchange(m_on_overflow, nullptr)();
         }
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         close(streams[i]->fd);

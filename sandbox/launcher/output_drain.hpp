@@ -1,11 +1,13 @@
 #pragma once
 // Reads a sandbox's stdout and stderr pipes on a background thread so the command never blocks
 // on a full pipe. Keeps at most `cap` bytes of each and marks the text as truncated with a note;
-// the rest is read and discarded, or, with `close_on_overflow`, the pipe is closed at the cap so
-// that the command's next write raises SIGPIPE (a flood of output is then stopped at once).
+// the rest is read and discarded, or, with an `on_overflow` callback, the pipe is closed at the
+// cap (the command's next write raises SIGPIPE) and the callback runs once, on the drain's
+// thread, to stop the command (a flood of output is a violation there).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -19,7 +21,7 @@ struct Captured {
 class OutputDrain {
  public:
   // Takes ownership of both read ends and starts the thread.
-  OutputDrain(int out_fd, int err_fd, int64_t cap_bytes, bool close_on_overflow = false);
+  OutputDrain(int out_fd, int err_fd, int64_t cap_bytes, std::function<void()> on_overflow = {});
   ~OutputDrain();
   OutputDrain(const OutputDrain&) = delete;
   OutputDrain& operator=(const OutputDrain&) = delete;
@@ -46,7 +48,7 @@ class OutputDrain {
 
   Stream m_out, m_err;
   int64_t m_cap;
-  bool m_close_on_overflow = false;
+  std::function<void()> m_on_overflow;
   int m_wake_fd = -1;  // eventfd: finish() was called
   std::atomic<int64_t> m_grace_ms{0};
   std::thread m_thread;

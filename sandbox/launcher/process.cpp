@@ -81,6 +81,7 @@ void decode_status(int status, Outcome& out) {
 }  // namespace
 
 Process::Impl::~Impl() {
+  drain.reset();  // first: its overflow callback uses pidfd and cgroup
   for (int fd : {pidfd, status_fd, init_pidfd, kmsg_fd}) {
     if (fd >= 0) close(fd);
   }

@@ -2,6 +2,7 @@
 // bwrap's command line, fork, prepare the child (signals, session, cgroup, stdio, fds, rlimits)
 // and exec bwrap with an empty environment.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -149,6 +150,32 @@ util::Result<void> validate(const Request& req) {
   return {};
 }
 
+// A memfd holding bwrap's options, NUL-terminated (bwrap --args FD): everything of `args`
+// between argv[0] and the "--" before the command's `command_size` words.
+util::Result<int> options_fd(const std::vector<std::string>& args, size_t command_size) {
+  std::string data;
+  for (size_t i = 1; i + command_size + 1 < args.size(); ++i) data.append(args[i]).push_back('\0');
+  int fd = memfd_create("kwb-bwrap-args", MFD_CLOEXEC);
+  if (fd < 0) return util::fail(k_where, "memfd_create: " + errno_text(errno));
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      close(fd);
+      return util::fail(k_where, "writing bwrap's options: " + errno_text(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    int err = errno;
+    close(fd);
+    return util::fail(k_where, "lseek: " + errno_text(err));
+  }
+  return fd;
+}
+
 // Says once per process and problem, on stderr, that memory and process limits fell back.
 void warn_no_cgroup(const std::string& problem) {
   static std::mutex mutex;
@@ -220,9 +247,17 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   }
 
   std::vector<std::string> args = bwrap_argv(req, {seccomp_fd.get(), status_w.get(), "/dev"});
+  // bwrap's options travel through a memfd (--args FD), not its command line: the sandbox's pid 1
+  // is a fork of bwrap, and its /proc/1/cmdline would show the host paths of the job dir and the
+  // binds and the environment given to the command.
+  auto options = options_fd(args, req.argv.size());
+  if (!options) return std::unexpected(options.error());
+  Fd args_fd(*options);
+  std::vector<std::string> exec_args{args.front(), "--args", std::to_string(args_fd.get())};
+  exec_args.insert(exec_args.end(), args.end() - static_cast<long>(req.argv.size()) - 1, args.end());
   ChildPlan plan;
   plan.path = req.bwrap.c_str();
-  for (std::string& a : args) plan.argv.push_back(a.data());
+  for (std::string& a : exec_args) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);
   plan.stdio[0] = null_fd.get();
   plan.stdio[1] = out_w.get();
@@ -231,6 +266,7 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   plan.pass_fds = req.inherit_fds;
   plan.pass_fds.push_back(seccomp_fd.get());
   plan.pass_fds.push_back(status_w.get());
+  plan.pass_fds.push_back(args_fd.get());
   plan.open_fds = plan.pass_fds;
   plan.open_fds.push_back(report_w.get());
   std::sort(plan.open_fds.begin(), plan.open_fds.end());
@@ -249,7 +285,7 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   }
   if (pid == 0) child_main(plan);
 
-  for (Fd* fd : {&out_w, &err_w, &status_w, &report_w, &null_fd, &seccomp_fd}) fd->reset();
+  for (Fd* fd : {&out_w, &err_w, &status_w, &report_w, &null_fd, &seccomp_fd, &args_fd}) fd->reset();
   int msg[2] = {0, 0};
   ssize_t n;
   while ((n = read(report_r.get(), msg, sizeof msg)) < 0 && errno == EINTR) {
@@ -279,8 +315,18 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   impl->status_fd = status_r.release();
   Process::Impl& state = *impl;
   auto process = std::make_unique<Process>(std::move(impl));  // from here on, kills on unwind
+  // A flood of output where that is a violation: stop the whole sandbox at once (from the drain's
+  // thread, without the Process's mutex, which wait() holds while it joins that thread; pidfd and
+  // cgroup outlive the drain).
+  std::function<void()> on_overflow;
+  if (req.profile.output_overflow_fails) {
+    on_overflow = [&state] {
+      detail::pidfd_kill(state.pidfd);  // bwrap: --die-with-parent takes pid 1 and the rest along
+      if (state.cgroup) state.cgroup->kill_all();
+    };
+  }
   state.drain = std::make_unique<detail::OutputDrain>(out_r.release(), err_r.release(), req.profile.output_bytes,
-                                                      req.profile.output_overflow_fails);
+                                                      std::move(on_overflow));
   // bwrap reports pid 1 right after cloning it (a few ms); learn it while bwrap is alive. The
   // Process is not shared yet, so no lock is needed.
   state.read_status(Process::Impl::Until::report, std::chrono::seconds(10));

@@ -1,21 +1,17 @@
+// analyze(): the result cache, then the kwb-analyzer worker (or, for trusted sources only,
+// libclang in this process).
 #include "analysis/analyzer.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <optional>
-#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
-#include "analysis/ast.hpp"
-#include "analysis/checks.hpp"
-#include "analysis/clang_env.hpp"
-#include "analysis/libclang.hpp"
+#include "analysis/engine.hpp"
+#include "analysis/worker_pool.hpp"
 #include "util/hash.hpp"
 
 namespace kwb::analysis {
@@ -26,56 +22,23 @@ namespace {
 
 constexpr size_t k_max_source_bytes = 4u << 20;
 constexpr size_t k_cache_entries = 512;
-constexpr int k_max_parse_findings = 20;
-
-// --- configuration and the lazily built engine (libclang + parser environment) ---
 
 struct Config {
-  std::string libclang_path;
-  fs::path cache_dir;
-  fs::path cuda_path;
-};
-
-struct Engine {
-  const Libclang* lib = nullptr;
-  std::unique_ptr<ClangEnv> env;
-  std::string unavailable;  // why there is no analysis at all
+  detail::EngineConfig engine;
+  fs::path worker;  // empty: detail::default_worker_path()
+  std::chrono::milliseconds timeout{30000};
+  bool in_process = false;
 };
 
 std::mutex g_mutex;
 Config g_config;
-std::shared_ptr<Engine> g_engine;
 
-std::string env_or(const char* name, std::string fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
-std::shared_ptr<Engine> engine() {
+Config config() {
   std::lock_guard lock(g_mutex);
-  if (g_engine) return g_engine;
-  auto e = std::make_shared<Engine>();
-  std::string path = g_config.libclang_path.empty() ? env_or("KWB_LIBCLANG", "") : g_config.libclang_path;
-  if (path == "none" || path == "off") {
-    e->unavailable = "libclang disabled (KWB_LIBCLANG=" + path + "): static analysis skipped";
-  } else if (auto lib = load_libclang(path); !lib) {
-    e->unavailable = "libclang not found: static analysis skipped (" + lib.error().what() + ")";
-  } else {
-    fs::path cuda = g_config.cuda_path.empty() ? fs::path(env_or("KWB_CUDA_PATH", "/usr/local/cuda")) : g_config.cuda_path;
-    auto env = ClangEnv::create(**lib, g_config.cache_dir, cuda);
-    if (!env) {
-      e->unavailable = "static analysis skipped: " + env.error().what();
-    } else {
-      e->lib = *lib;
-      e->env = std::move(*env);
-    }
-  }
-  g_engine = e;
-  return e;
+  return g_config;
 }
 
-// --- result cache (CONVENTIONS "Caches and keys": a version salt first, then delimited sections) ---
-
+// CONVENTIONS "Caches and keys": a version salt first, then delimited sections.
 class ResultCache {
  public:
   std::optional<Report> get(const std::string& key) {
@@ -109,13 +72,6 @@ ResultCache& cache() {
   return c;
 }
 
-std::vector<std::string> defines_of(const std::vector<std::string>& flags) {
-  std::vector<std::string> out;
-  for (const auto& f : flags)
-    if ((f.starts_with("-D") || f.starts_with("-U")) && f.size() > 2) out.push_back(f);
-  return out;
-}
-
 std::string cache_key(const Request& req) {
   std::string k = std::string("kwb-analysis\0", 13) + k_rules_version + '\0' + req.backend + '\0' + req.spec.op + '\0' +
                   std::to_string(req.spec.version) + '\0' + req.variant.name + '\0' + req.variant.entry + '\0';
@@ -128,81 +84,20 @@ std::string cache_key(const Request& req) {
   k += '\0';
   for (const auto& n : req.kernel_names) k += n + ',';
   k += '\0';
-  for (const auto& d : defines_of(req.flags)) k += d + '\x1f';
+  for (const auto& d : detail::defines_of(req.flags)) k += d + '\x1f';
   k += '\0' + req.display_name + '\0' + req.source;
   return util::sha256_hex(k);
 }
 
-std::optional<Mode> mode_of(const std::string& backend) {
-  if (backend == "cpu") return Mode::cpu;
-  if (backend == "cuda") return Mode::cuda_device;
-  if (backend == "cuda-launcher") return Mode::cuda_host;
-  return std::nullopt;
+detail::WorkerConfig worker_config(const Config& c) {
+  return detail::WorkerConfig{c.worker.empty() ? detail::default_worker_path() : c.worker, c.engine, c.timeout};
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Parses and runs every check. `r.available` stays false on a failure of the analyzer itself.
-void run(Engine& eng, Mode mode, const Request& req, Report& r) {
-  const Libclang& cx = *eng.lib;
-  ParseArgs pa = eng.env->args(mode, defines_of(req.flags), req.source);
-  CXIndex index = cx.createIndex(/*excludeDeclarationsFromPCH=*/1, /*displayDiagnostics=*/0);
-  CXTranslationUnit tu = nullptr;
-  CXErrorCode err = CXError_Failure;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    std::vector<const char*> argv;
-    for (const auto& a : pa.args) argv.push_back(a.c_str());
-    CXUnsavedFile file{pa.main_file.c_str(), req.source.data(), static_cast<unsigned long>(req.source.size())};
-    err = cx.parseTranslationUnit2(index, pa.main_file.c_str(), argv.data(), int(argv.size()), &file, 1,
-                                   CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
-    if (err != CXError_ASTReadError || !pa.with_pch) break;
-    eng.env->invalidate_pch(pa.pch_set);  // stale or corrupt PCH: rebuild (or go without), retry once
-    pa = eng.env->args(mode, defines_of(req.flags), req.source);
-  }
-  Findings findings;
-  if (err == CXError_Crashed) {
-    r.available = true;
-    findings.add("parse", "error", Position{req.display_name, 0, 0},
-                 "the analyzer's parser (libclang) crashed on this source; simplify the code (deep template or "
-                 "constexpr recursion?)");
-    r.findings = findings.take();
-  } else if (err != CXError_Success || !tu) {
-    r.unavailable_reason = fmt::format("static analysis failed: libclang could not parse (error {})", int(err));
-  } else {
-    Ast ast(cx, tu, pa.main_file, req.display_name, req.source.size());
-    int parse_errors = 0;
-    for (unsigned i = 0, n = cx.getNumDiagnostics(tu); i < n; ++i) {
-      CXDiagnostic d = cx.getDiagnostic(tu, i);
-      if (cx.getDiagnosticSeverity(d) >= CXDiagnostic_Error && parse_errors++ < k_max_parse_findings)
-        findings.add("parse", "error", ast.position(cx.getDiagnosticLocation(d)), cx.str(cx.getDiagnosticSpelling(d)));
-      cx.disposeDiagnostic(d);
-    }
-    Context ctx{ast, req, mode != Mode::cpu, findings};
-    // A source that does not parse gives no reliable signature; the parse error is reported instead.
-    if (parse_errors == 0) check_entry_signature(ctx);
-    check_calls(ctx);
-    check_asm(ctx);
-    check_globals(ctx);
-    check_preprocessor(ctx);
-    check_precision(ctx);
-    r.available = true;
-    r.findings = findings.take();
-    std::stable_sort(r.findings.begin(), r.findings.end(), [](const core::Diagnostic& a, const core::Diagnostic& b) {
-      return std::tie(a.line, a.col) < std::tie(b.line, b.col);
-    });
-  }
-  if (tu) cx.disposeTranslationUnit(tu);
-  cx.disposeIndex(index);
-}
-
 }  // namespace
-
-void Findings::add(std::string rule, std::string severity, const Position& at, std::string message) {
-  if (!m_seen.emplace(rule, at.line, at.col, message).second) return;
-  m_items.push_back(core::Diagnostic{at.file, at.line, at.col, std::move(severity), std::move(message), std::move(rule)});
-}
 
 bool Report::has_errors() const { return first_error() != nullptr; }
 
@@ -223,8 +118,7 @@ std::string format_finding(const core::Diagnostic& d) {
 Report analyze(const Request& req) {
   auto start = std::chrono::steady_clock::now();
   Report r;
-  auto mode = mode_of(req.backend);
-  if (!mode) {
+  if (req.backend != "cpu" && req.backend != "cuda" && req.backend != "cuda-launcher") {
     r.unavailable_reason = "no static analysis for backend '" + req.backend + "'";
     return r;
   }
@@ -242,55 +136,57 @@ Report analyze(const Request& req) {
     r.ms = ms_since(start);
     return r;
   }
-  auto eng = engine();
-  if (!eng->lib) {
-    r.unavailable_reason = eng->unavailable;
-  } else if (std::string why = eng->env->unavailable(*mode); !why.empty()) {
-    r.unavailable_reason = why;
-  } else {
-    try {
-      run(*eng, *mode, req, r);
-    } catch (const std::exception& e) {  // allocation failures and the like: never the daemon's end
-      r = Report{};
-      r.unavailable_reason = std::string("static analysis failed: ") + e.what();
-    }
-    if (r.available) cache().put(key, r);
-  }
+  Config c = config();
+  bool cacheable = true;
+  r = c.in_process ? detail::analyze_here(req, c.engine) : detail::worker_pool().run(req, worker_config(c), cacheable);
+  if (r.available && cacheable) cache().put(key, r);
+  r.cached = false;
   r.ms = ms_since(start);
   return r;
 }
 
-void set_libclang_path(std::string path) {
-  std::lock_guard lock(g_mutex);
-  g_config.libclang_path = std::move(path);
-  g_engine.reset();
+namespace {
+template <class F>
+void reconfigure(F change) {
+  {
+    std::lock_guard lock(g_mutex);
+    change(g_config);
+  }
+  detail::worker_pool().reset();
   cache().clear();
+}
+}  // namespace
+
+void set_libclang_path(std::string path) {
+  reconfigure([&](Config& c) { c.engine.libclang_path = std::move(path); });
 }
 
 void set_cache_dir(fs::path dir) {
-  std::lock_guard lock(g_mutex);
-  if (g_config.cache_dir == dir) return;
-  g_config.cache_dir = std::move(dir);
-  g_engine.reset();
+  if (config().engine.cache_dir == dir) return;
+  reconfigure([&](Config& c) { c.engine.cache_dir = std::move(dir); });
 }
 
 void set_cuda_path(fs::path dir) {
-  std::lock_guard lock(g_mutex);
-  if (g_config.cuda_path == dir) return;
-  g_config.cuda_path = std::move(dir);
-  g_engine.reset();
-  cache().clear();
+  reconfigure([&](Config& c) { c.engine.cuda_path = std::move(dir); });
+}
+
+void set_worker_path(fs::path path) {
+  reconfigure([&](Config& c) { c.worker = std::move(path); });
+}
+
+void set_timeout(std::chrono::milliseconds timeout) {
+  reconfigure([&](Config& c) { c.timeout = timeout; });
+}
+
+void set_in_process(bool in_process) {
+  reconfigure([&](Config& c) { c.in_process = in_process; });
 }
 
 void clear_cache() { cache().clear(); }
 
 bool warm_up(const std::string& backend) {
-  auto mode = mode_of(backend);
-  auto eng = engine();
-  if (!mode || !eng->lib || !eng->env->unavailable(*mode).empty()) return false;
-  bool ok = eng->env->args(*mode, {}, "").with_pch;
-  if (*mode == Mode::cpu) ok = eng->env->args(*mode, {}, "#include <immintrin.h>").with_pch && ok;
-  return ok;
+  Config c = config();
+  return c.in_process ? detail::warm_up_here(backend, c.engine) : detail::worker_pool().warm_up(backend, worker_config(c));
 }
 
 }  // namespace kwb::analysis

@@ -1,9 +1,11 @@
 #pragma once
 // Static analysis of a candidate with libclang (docs/analysis.md): the entry signature against
-// the spec, forbidden calls and constructs, includes, precision downcasts. It parses (never
-// executes) untrusted code in the trusted process: the source stays in memory (an unsaved file),
-// and the parser sees only the system include directories (a virtual file system without
+// the spec, forbidden calls and constructs, includes, precision downcasts. Untrusted code is only
+// parsed, never executed, and in a kwb-analyzer worker process (a source that crashes or stalls
+// the parser costs a worker, not the caller). The source stays in memory (an unsaved file), and
+// the parser sees only the system include directories (a virtual file system without
 // fall-through), so `#include "/etc/shadow"` or `/dev/zero` is "file not found".
+#include <chrono>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -67,6 +69,15 @@ void set_cache_dir(std::filesystem::path dir);
 // CUDA installation whose headers CUDA candidates are parsed against; empty: KWB_CUDA_PATH,
 // else /usr/local/cuda.
 void set_cuda_path(std::filesystem::path dir);
+// The kwb-analyzer worker executable; empty: KWB_ANALYZER, else beside the running executable
+// (or in ../bin). Without it analysis is unavailable.
+void set_worker_path(std::filesystem::path path);
+// Longest time one analysis may take in the worker (default 30 s); beyond it the worker is
+// killed and the source gets a `parse` error.
+void set_timeout(std::chrono::milliseconds timeout);
+// Runs libclang inside this process instead of a worker: faster to start, but a hostile source
+// can crash or stall the caller. Only for trusted sources (tests, benchmarks, the worker itself).
+void set_in_process(bool in_process);
 // Drops the result cache (benchmarks measure uncached analysis with it).
 void clear_cache();
 // Builds the precompiled header of a backend now rather than on its first analysis (a daemon

@@ -15,3 +15,9 @@ add_executable(bench_analysis ${CMAKE_CURRENT_LIST_DIR}/bench/bench_analysis.cpp
 target_link_libraries(bench_analysis PRIVATE kwb_analysis kwb_spec kwb_util)
 target_compile_definitions(bench_analysis PRIVATE KWB_BENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 set_target_properties(bench_analysis PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
+# The worker process that runs libclang for analysis::analyze() (analysis/worker_pool.cpp).
+add_executable(kwb-analyzer ${CMAKE_CURRENT_LIST_DIR}/worker/main.cpp)
+target_link_libraries(kwb-analyzer PRIVATE kwb_analysis)
+set_target_properties(kwb-analyzer PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+add_dependencies(bench_analysis kwb-analyzer)

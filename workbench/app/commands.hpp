@@ -5,6 +5,10 @@
 
 #include "util/settings.hpp"
 
+namespace kwb::client {
+class ApiClient;
+}
+
 namespace kwb::app {
 
 void add_eval_command(CLI::App& app, util::Settings& settings, int& code);
@@ -12,7 +16,15 @@ void add_specs_command(CLI::App& app, util::Settings& settings, int& code);
 void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code);
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code);
 void add_token_command(CLI::App& app, util::Settings& settings, int& code);
+// Clients of a running daemon (--server URL > KWB_SERVER > http://127.0.0.1:8470).
+void add_submit_command(CLI::App& app, int& code);
+void add_status_command(CLI::App& app, int& code);
+void add_list_command(CLI::App& app, int& code);
 // Adds --specs-dir, --workspace, ... (from util::setting_table) to a subcommand.
 void add_setting_flags(CLI::App& cmd, util::Settings& settings);
+// Follows a daemon's candidate to its terminal state with a line per stage, then prints the
+// verdict table (or the verdict JSON); returns 0 accepted, 1 any other verdict, 2 errors
+// (status_command.cpp; used by submit --wait and status --wait).
+int follow_and_print(client::ApiClient& api, const std::string& id, bool json, const char* cmd);
 
 }  // namespace kwb::app

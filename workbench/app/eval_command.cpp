@@ -1,6 +1,7 @@
 // kwb eval SOURCE --op OP: evaluate one candidate file locally and print its verdict.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <iostream>
@@ -87,7 +88,8 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     cuda.nvrtc_worker = helpers / "kwb-nvrtc-worker";
     cuda.gpu_arch = a.gpu_arch;
     cuda.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
-    auto device = eval::cuda_device(*db, {cuda.gpu_runner, opt.bwrap, workspace, 120000});
+    if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) cuda.driver = driver;
+    auto device = eval::cuda_device(*db, {cuda.gpu_runner, opt.bwrap, workspace, 120000, cuda.driver});
     if (!device) return usage_error(device.error().what());
     eval::CudaEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, cuda, *device);
     verdict = eval::run_to_verdict(evaluation);

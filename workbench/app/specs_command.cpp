@@ -5,31 +5,54 @@
 #include "app/commands.hpp"
 #include <nlohmann/json.hpp>
 
+#include "client/api_client.hpp"
 #include "spec/loader.hpp"
 #include "spec/spec_json.hpp"
 
 namespace kwb::app {
 
+namespace {
+
+// With --server or KWB_SERVER: the daemon's specs (GET /v1/specs[/{op}]) instead of local files.
+int fetch_specs(const std::string& server, const std::string& token, const std::string& op, nlohmann::json& out) {
+  client::ApiClient api(client::resolve_endpoint(server, token));
+  auto reply = api.get(op.empty() ? "/v1/specs" : "/v1/specs/" + client::url_encode(op));
+  if (!reply) return std::fprintf(stderr, "kwb specs: %s\n", reply.error().what().c_str()), 2;
+  const auto& body = reply->body;
+  if (!op.empty()) out.push_back(body);
+  else if (body.is_object() && body.contains("specs") && body["specs"].is_array()) out = body["specs"];
+  else return std::fprintf(stderr, "kwb specs: the daemon's reply has no specs array\n"), 2;
+  return 0;
+}
+
+int load_specs(const std::string& dir, const std::string& op, nlohmann::json& out) {
+  auto catalog = spec::Catalog::load(dir);
+  if (!catalog) return std::fprintf(stderr, "kwb specs: %s\n", catalog.error().what().c_str()), 2;
+  for (const auto& name : catalog->ops()) {
+    if (!op.empty() && name != op) continue;
+    out.push_back(spec::to_json(*catalog->find(name)));
+  }
+  return 0;
+}
+
+}  // namespace
 
 void add_specs_command(CLI::App& app, util::Settings& settings, int& code) {
   auto op = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto server = std::make_shared<std::string>();
+  auto token = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("specs", "List operator specs, or show one");
   cmd->add_option("op", *op, "Show this op in full");
   cmd->add_flag("--json", *json, "Print JSON");
+  cmd->add_option("--server", *server, "Ask this daemon instead of reading local specs [env KWB_SERVER]");
+  cmd->add_option("--token", *token, "Bearer token for --server [env KWB_TOKEN]");
   add_setting_flags(*cmd, settings);
-  cmd->callback([op, json, &settings, &code] {
-    auto catalog = spec::Catalog::load(settings.get("specs-dir"));
-    if (!catalog) {
-      std::fprintf(stderr, "kwb specs: %s\n", catalog.error().what().c_str());
-      code = 2;
-      return;
-    }
+  cmd->callback([op, json, server, token, &settings, &code] {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& name : catalog->ops()) {
-      if (!op->empty() && name != *op) continue;
-      out.push_back(spec::to_json(*catalog->find(name)));
-    }
+    code = client::server_named(*server) ? fetch_specs(*server, *token, *op, out)
+                                         : load_specs(settings.get("specs-dir"), *op, out);
+    if (code != 0) return;
     if (!op->empty() && out.empty()) {
       std::fprintf(stderr, "kwb specs: unknown op '%s'\n", op->c_str());
       code = 2;

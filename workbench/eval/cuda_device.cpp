@@ -45,6 +45,21 @@ void fill_data_sheet(CudaDevice& d) {
     }
 }
 
+RunnerConfig gpu_runner_config(const std::filesystem::path& runner, const std::filesystem::path& bwrap,
+                               const std::filesystem::path& job, int timeout_ms, const std::filesystem::path& driver) {
+  RunnerConfig cfg{runner, bwrap, job, 1, timeout_ms, 0};
+  cfg.gpu = true;
+  cfg.cpu_seconds = 3600;
+  if (!driver.empty()) cfg.binds.push_back({driver.parent_path(), "/kwb/driver"});
+  return cfg;
+}
+
+nlohmann::json device_command(const std::filesystem::path& driver) {
+  nlohmann::json cmd = {{"op", "device"}};
+  if (!driver.empty()) cmd["driver"] = "/kwb/driver/" + driver.filename().string();
+  return cmd;
+}
+
 namespace {
 
 // Starts kwb-gpu-runner in the GPU sandbox with an empty arena.
@@ -71,10 +86,8 @@ util::Result<void> start_probe(Probe& p, const CudaDeviceOptions& opt) {
   auto arena = SharedArena::create();
   if (!arena) return std::unexpected(arena.error());
   p.arena.emplace(std::move(*arena));
-  RunnerConfig cfg{opt.gpu_runner, opt.bwrap, p.job, 1, opt.timeout_ms, 0};
-  cfg.gpu = true;
-  cfg.cpu_seconds = 600;
-  auto runner = RunnerSession::start(cfg, *p.arena);
+  auto runner = RunnerSession::start(gpu_runner_config(opt.gpu_runner, opt.bwrap, p.job, opt.timeout_ms, opt.driver),
+                                     *p.arena);
   if (!runner) return std::unexpected(runner.error());
   p.runner = std::move(*runner);
   return {};
@@ -86,7 +99,7 @@ util::Result<CudaDevice> cuda_device(store::Database& db, const CudaDeviceOption
   CudaDevice d;
   Probe probe;
   if (auto r = start_probe(probe, opt); !r) return std::unexpected(r.error());
-  auto info = probe.runner->command({{"op", "device"}}, opt.timeout_ms, "device discovery");
+  auto info = probe.runner->command(device_command(opt.driver), opt.timeout_ms, "device discovery");
   if (!info) {
     d.reason = "no CUDA device: the GPU runner failed during discovery: " + info.error().reason;
     return d;

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "eval/runner_client.hpp"
 #include "store/database.hpp"
 #include "util/error.hpp"
 
@@ -40,7 +43,15 @@ struct CudaDeviceOptions {
   std::filesystem::path bwrap = "/usr/bin/bwrap";
   std::filesystem::path workspace;   // a job folder for the probe is made under jobs/
   int timeout_ms = 120000;           // start-up and calibration
+  std::filesystem::path driver;      // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
 };
+
+// A kwb-gpu-runner session's configuration: GPU pass-through, a CPU-time limit for long
+// sessions (the runner sleeps while kernels run), and `driver`'s folder bound read-only.
+RunnerConfig gpu_runner_config(const std::filesystem::path& runner, const std::filesystem::path& bwrap,
+                               const std::filesystem::path& job, int timeout_ms, const std::filesystem::path& driver);
+// The `device` command every session starts with (it names the driver library inside the sandbox).
+nlohmann::json device_command(const std::filesystem::path& driver);
 
 // Data-sheet peaks by model name (H200, H100 SXM, ...): bytes/s, f32 flops, dense bf16 tensor flops.
 void fill_data_sheet(CudaDevice& d);

@@ -141,7 +141,7 @@ bool CudaEvaluation::compile() {
     o.worker = m_cuda.nvrtc_worker;
     o.bwrap = m_opt.bwrap;
     o.scratch_parent = m_opt.workspace / "jobs";
-    o.cache_dir = m_opt.workspace / "cache" / "cubin";
+    if (m_opt.compile_cache) o.cache_dir = m_opt.workspace / "cache" / "cubin";
     o.arch = arch();
     o.timeout_ms = m_opt.compile_timeout_ms;
     o.max_workers = std::max(1, m_cuda.compile_workers);
@@ -177,6 +177,9 @@ bool CudaEvaluation::compile() {
     m_cubins.push_back("/job/" + name);
   }
   m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
+  m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"
+                                    : cached == int(results->size())         ? "hit"
+                                                                             : "miss";
   emit(Stage::compile, true,
        fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
                    ms_since(t)));

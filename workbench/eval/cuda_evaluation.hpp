@@ -25,6 +25,7 @@ struct CudaOptions {
   std::filesystem::path nvrtc_worker;  // kwb-nvrtc-worker
   std::string gpu_arch;                // NVRTC target; empty: the device's (sm_90a without a device)
   int compile_workers = 4;             // NVRTC workers compiling configs in parallel
+  std::filesystem::path driver;        // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
 };
 
 class CudaEvaluation : public Evaluation {

@@ -40,12 +40,14 @@ bool CudaEvaluation::start_runner() {
   auto arena = SharedArena::create();
   if (!arena) return fail(core::Status::error, arena.error().what());
   m_arena.emplace(std::move(*arena));
-  RunnerConfig cfg{m_cuda.gpu_runner, m_opt.bwrap, m_job, 1, m_opt.run_timeout_ms, 0};
-  cfg.gpu = true;
-  cfg.cpu_seconds = 3600;  // the runner blocks (not spins) while the GPU works; the wall limit is per command
+  auto cfg = gpu_runner_config(m_cuda.gpu_runner, m_opt.bwrap, m_job, m_opt.run_timeout_ms, m_cuda.driver);
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
   m_runner = std::move(*runner);
+  auto info = m_runner->command(device_command(m_cuda.driver), m_opt.run_timeout_ms, "device start-up");
+  if (!info) return fail_check({info.error().status, info.error().reason});
+  if (!info->value("present", false))
+    return fail(core::Status::no_device, info->value("reason", std::string("no CUDA device")));
   return true;
 }
 

@@ -1,7 +1,11 @@
 #include "eval/inputs.hpp"
 
 #include <cmath>
+#include <algorithm>
+#include <atomic>
 #include <limits>
+#include <thread>
+#include <vector>
 
 namespace kwb::eval {
 
@@ -33,27 +37,68 @@ double special_value(const std::string& name, core::DType t) {
   return 0.0;
 }
 
-double draw(const core::Generator& g, util::Rng& rng) {
-  if (g.kind == "uniform") return g.lo + (g.hi - g.lo) * rng.uniform01();
-  if (g.kind == "normal") return g.mean + g.stddev * rng.normal();
-  if (g.kind == "int_uniform") {
-    auto lo = int64_t(g.lo), hi = int64_t(g.hi);
-    uint64_t span = uint64_t(hi - lo) + 1;
-    return double(lo + int64_t(span == 0 ? rng.next() : rng.next() % span));
+enum class Kind { uniform, normal, int_uniform, constant };
+
+Kind kind_of(const std::string& k) {
+  if (k == "uniform") return Kind::uniform;
+  if (k == "normal") return Kind::normal;
+  if (k == "int_uniform") return Kind::int_uniform;
+  return Kind::constant;
+}
+
+// The generator's kind is resolved once per tensor, not per element (bench tensors hold
+// hundreds of millions of elements).
+template <class Store>
+void fill(const core::Generator& g, Kind kind, size_t count, util::Rng& rng, const std::vector<double>& specials,
+          Store store) {
+  const double lo = g.lo, span = g.hi - g.lo;
+  const auto ilo = int64_t(g.lo);
+  const uint64_t ispan = uint64_t(int64_t(g.hi) - ilo) + 1;
+  const bool has_specials = g.specials_fraction > 0 && !specials.empty();
+  for (size_t i = 0; i < count; ++i) {
+    double v;
+    switch (kind) {
+      case Kind::uniform: v = lo + span * rng.uniform01(); break;
+      case Kind::normal: v = g.mean + g.stddev * rng.normal(); break;
+      case Kind::int_uniform: v = double(ilo + int64_t(ispan == 0 ? rng.next() : rng.next() % ispan)); break;
+      default: v = g.value;
+    }
+    if (has_specials && rng.uniform01() < g.specials_fraction) v = specials[rng.next() % specials.size()];
+    store(i, v);
   }
-  return g.value;  // constant
 }
 
 }  // namespace
 
 void fill_tensor(void* data, core::DType dtype, size_t count, const core::Generator& gen, util::Rng& rng) {
-  const bool has_specials = gen.specials_fraction > 0 && !gen.specials.empty();
-  for (size_t i = 0; i < count; ++i) {
-    double v = draw(gen, rng);
-    if (has_specials && rng.uniform01() < gen.specials_fraction)
-      v = special_value(gen.specials[rng.next() % gen.specials.size()], dtype);
-    core::store_from_double(data, dtype, i, v);
+  std::vector<double> specials;
+  for (const auto& name : gen.specials) specials.push_back(special_value(name, dtype));
+  const Kind kind = kind_of(gen.kind);
+  const uint64_t seed = rng.next();
+  const size_t chunks = (count + k_fill_chunk - 1) / k_fill_chunk;
+  auto fill_chunk = [&](size_t c) {
+    util::Rng chunk_rng(seed ^ (0x9e3779b97f4a7c15ULL * (c + 1)));
+    size_t begin = c * k_fill_chunk, n = std::min(k_fill_chunk, count - begin);
+    if (dtype == core::DType::f32) {
+      auto* out = static_cast<float*>(data) + begin;
+      fill(gen, kind, n, chunk_rng, specials, [out](size_t i, double v) { out[i] = float(v); });
+    } else {
+      fill(gen, kind, n, chunk_rng, specials,
+           [data, dtype, begin](size_t i, double v) { core::store_from_double(data, dtype, begin + i, v); });
+    }
+  };
+  size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t c = 0; c < chunks; ++c) fill_chunk(c);
+    return;
   }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (size_t c; (c = next.fetch_add(1)) < chunks;) fill_chunk(c);
+    });
+  for (auto& t : pool) t.join();
 }
 
 }  // namespace kwb::eval

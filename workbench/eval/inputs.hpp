@@ -7,6 +7,10 @@
 
 namespace kwb::eval {
 
+// Elements are generated in fixed chunks of k_fill_chunk, each from its own generator seeded by
+// (seed drawn from `rng`, chunk index), on as many threads as the machine has: the values
+// depend only on the seed, never on the thread count.
+constexpr size_t k_fill_chunk = 1 << 20;
 void fill_tensor(void* data, core::DType dtype, size_t count, const core::Generator& gen, util::Rng& rng);
 
 }  // namespace kwb::eval

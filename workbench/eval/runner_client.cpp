@@ -67,6 +67,7 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   req.bwrap = cfg.bwrap;
   req.job_dir = cfg.job_dir;
   req.binds.push_back({cfg.runner, "/kwb/kwb-runner", false});
+  for (const auto& [host, inside] : cfg.binds) req.binds.push_back({host, inside, false});
   req.profile = sandbox::run_profile();
   req.profile.wall = std::chrono::hours(24);  // each command has its own deadline; wait() below
   req.profile.gpu = cfg.gpu;
@@ -101,7 +102,7 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
   std::string tail = m_stderr.size() > 400 ? m_stderr.substr(m_stderr.size() - 400) : m_stderr;
   std::string note = tail.empty() ? "" : "; output: " + tail;
   auto limit = sandbox::breach(outcome, "the candidate");
-  std::string during = std::string(" during ") + what;
+  std::string during = std::string(" (during ") + what + ")";
   std::string hint = limit.note.empty() ? "" : "; " + limit.note;
   switch (limit.kind) {
     case sandbox::Breach::output: return {core::Status::output_limit, limit.reason + during};
@@ -114,10 +115,10 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
     case sandbox::Breach::none: break;
   }
   if (outcome.signal)
-    return {core::Status::crashed, std::string("the candidate crashed") + during + ": " + signal_text(outcome.signal) +
-                                       hint + note};
+    return {core::Status::crashed, std::string("the candidate crashed during ") + what + ": " +
+                                       signal_text(outcome.signal) + hint + note};
   return {core::Status::crashed, std::string("the runner exited with code ") + std::to_string(outcome.exit_code) +
-                                     during + " (did the candidate call exit()?)" + hint + note};
+                                     " during " + what + " (did the candidate call exit()?)" + hint + note};
 }
 
 RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, int timeout_ms, const char* what) {

@@ -34,6 +34,7 @@ struct RunnerConfig {
   int64_t memory_bytes = 0;        // address-space limit beyond the arena (0 = default)
   bool gpu = false;                // kwb-gpu-runner: pass the NVIDIA devices through (Profile.gpu)
   int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
+  std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
 };
 
 class RunnerSession {

@@ -254,6 +254,38 @@ util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::s
   return plan;
 }
 
+util::Result<std::string> plan_lines_from_json(const nlohmann::json& launch, const nlohmann::json& tune) {
+  std::string out;
+  auto line = [&](const nlohmann::json& v, const std::string& field) -> util::Result<void> {
+    if (!v.is_string()) return util::fail(field, std::string("expected a string, got ") + v.type_name());
+    std::string text = v.get<std::string>();
+    if (text.find('\n') != std::string::npos) return util::fail(field, "one directive per string (no newlines)");
+    out += std::string(text.starts_with("kwb:") ? "// " : "// kwb:launch ") + text + "\n";
+    return {};
+  };
+  if (launch.is_array()) {
+    for (size_t i = 0; i < launch.size(); ++i)
+      if (auto r = line(launch[i], "launch[" + std::to_string(i) + "]"); !r) return std::unexpected(r.error());
+  } else if (!launch.is_null()) {
+    if (auto r = line(launch, "launch"); !r) return std::unexpected(r.error());
+  }
+  if (!tune.is_null()) {
+    if (!tune.is_object()) return util::fail("tune", std::string("expected an object, got ") + tune.type_name());
+    for (const auto& [name, values] : tune.items()) {
+      if (!is_ident(name)) return util::fail("tune." + name, "not a macro name");
+      if (!values.is_array() || values.empty())
+        return util::fail("tune." + name, "expected a non-empty array of integers");
+      std::string list;
+      for (const auto& v : values) {
+        if (!v.is_number_integer()) return util::fail("tune." + name, "expected integers, got " + v.dump());
+        list += (list.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
+      }
+      out += "// kwb:tune " + name + "=" + list + "\n";
+    }
+  }
+  return out;
+}
+
 std::vector<core::TuneConfig> tune_configs(const core::LaunchPlan& plan) {
   std::vector<core::TuneConfig> out(1);
   for (const auto& t : plan.tunables) {

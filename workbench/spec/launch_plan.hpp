@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/launch_plan.hpp"
 #include "core/spec.hpp"
 #include "util/error.hpp"
@@ -24,6 +26,14 @@ util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::s
 // that shadow a param or tensor, `workspace` without a kwb:workspace line, outputs that no
 // kernel receives.
 util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file);
+
+// The JSON form of a plan (the API's "launch" and "tune" fields) as comment lines to append to the
+// source (appended, so compiler line numbers stay the user's):
+//   "launch": "k grid=(rows) block=(256) args=(x, y, rows, cols)"  or an array of such strings;
+//             an entry may also be a whole directive: "kwb:workspace bytes=4*rows"
+//   "tune":   {"BLOCK": [128, 256]}
+// Errors name the field ("launch[1]: expected a string").
+util::Result<std::string> plan_lines_from_json(const nlohmann::json& launch, const nlohmann::json& tune);
 
 // Every combination of the tunables' values, in the order written (one empty config when the
 // plan has no tunables).

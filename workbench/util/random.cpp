@@ -58,9 +58,17 @@ uint64_t Rng::next() {
 double Rng::uniform01() { return double(next() >> 11) * 0x1.0p-53; }
 
 double Rng::normal() {
+  // Box-Muller gives two independent normals per pair of uniforms: keep the second.
+  if (m_has_spare) {
+    m_has_spare = false;
+    return m_spare;
+  }
   double u1 = uniform01(), u2 = uniform01();
   if (u1 < 1e-300) u1 = 1e-300;
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  double r = std::sqrt(-2.0 * std::log(u1)), a = 6.283185307179586 * u2;
+  m_spare = r * std::sin(a);
+  m_has_spare = true;
+  return r * std::cos(a);
 }
 
 }  // namespace kwb::util

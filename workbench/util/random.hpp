@@ -20,6 +20,8 @@ class Rng {
 
  private:
   uint64_t m_s[4];
+  double m_spare = 0;
+  bool m_has_spare = false;
 };
 
 }  // namespace kwb::util

@@ -23,9 +23,11 @@ inline const core::Spec& spec(const std::string& op) {
   return it->second;
 }
 
-// PCHs kept in the build tree, so that re-configurations (and re-runs) do not rebuild them.
+// The worker built beside the tests, and PCHs kept in the build tree so that re-configurations
+// (and re-runs) do not rebuild them.
 inline void use_test_cache_dir() {
   static const bool once = [] {
+    set_worker_path(std::filesystem::path(KWB_TEST_BIN_DIR) / "kwb-analyzer");
     set_cache_dir(std::filesystem::path(KWB_TEST_BIN_DIR) / ".." / "analysis-test-cache");
     return true;
   }();

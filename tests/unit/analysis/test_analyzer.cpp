@@ -147,3 +147,75 @@ TEST(Threads, ConcurrentAnalysesAgree) {
 
 }  // namespace
 }  // namespace kwb::analysis::test
+
+namespace kwb::analysis::test {
+namespace {
+
+// 2^21 tokens from 23 lines: overflows the stack of libclang's parser thread.
+std::string expansion_bomb() {
+  std::string s = "#define M0 x+\n";
+  for (int i = 1; i <= 21; ++i) s += "#define M" + std::to_string(i) + " M" + std::to_string(i - 1) + " M" + std::to_string(i - 1) + "\n";
+  return s + "int x; int y = M21 0;\n";
+}
+
+TEST(Isolation, AParserCrashCostsAWorkerNotTheCaller) {
+  auto probe = run(vector_add(""));
+  KWB_REQUIRE_AVAILABLE(probe);
+  auto r = run(expansion_bomb());
+  ASSERT_TRUE(r.available) << r.unavailable_reason;
+  const auto* e = r.first_error();
+  ASSERT_NE(e, nullptr) << dump(r);
+  EXPECT_EQ(e->rule, "parse");
+  // "crashed", or "did not finish" on a machine slow enough to reach the timeout first.
+  EXPECT_TRUE(e->message.find("crashed") != std::string::npos || e->message.find("did not finish") != std::string::npos)
+      << e->message;
+  // The next analysis gets a fresh worker.
+  auto after = run(vector_add("c[0] = a[0];"));
+  EXPECT_TRUE(after.available) << after.unavailable_reason;
+  EXPECT_TRUE(after.findings.empty()) << dump(after);
+}
+
+TEST(Isolation, TimeoutIsAParseErrorAndIsNotCached) {
+  auto probe = run(vector_add(""));
+  KWB_REQUIRE_AVAILABLE(probe);
+  set_timeout(std::chrono::milliseconds(1));
+  std::string src = vector_add("c[0] = a[0] + 42;");
+  auto r = run(src);
+  set_timeout(std::chrono::milliseconds(30000));
+  ASSERT_TRUE(r.available);
+  ASSERT_NE(r.first_error(), nullptr) << dump(r);
+  EXPECT_NE(r.first_error()->message.find("did not finish"), std::string::npos) << dump(r);
+  auto again = run(src);
+  EXPECT_FALSE(again.cached);
+  EXPECT_TRUE(again.findings.empty()) << dump(again);
+}
+
+TEST(Isolation, MissingWorkerMakesAnalysisUnavailable) {
+  set_worker_path("/nonexistent/kwb-analyzer");
+  auto r = run(vector_add(""));
+  EXPECT_FALSE(r.available);
+  EXPECT_NE(r.unavailable_reason.find("kwb-analyzer"), std::string::npos) << r.unavailable_reason;
+  set_worker_path(std::filesystem::path(KWB_TEST_BIN_DIR) / "kwb-analyzer");
+}
+
+TEST(Isolation, InProcessGivesTheSameFindings) {
+  std::string src = vector_add("static int calls; ++calls; std::system(\"id\");", "#include <cstdlib>");
+  auto worker = run(src);
+  KWB_REQUIRE_AVAILABLE(worker);
+  set_in_process(true);
+  auto here = run(src);
+  set_in_process(false);
+  ASSERT_EQ(worker.findings.size(), here.findings.size()) << dump(worker) << dump(here);
+  for (size_t i = 0; i < here.findings.size(); ++i)
+    EXPECT_EQ(format_finding(worker.findings[i]), format_finding(here.findings[i]));
+}
+
+TEST(Isolation, SourcesThatAreNotUtf8TravelIntact) {
+  std::string src = vector_add("const char* s = \"\xff\xfe\"; (void)s; c[0] = a[0];");
+  auto r = run(src);
+  KWB_REQUIRE_AVAILABLE(r);
+  EXPECT_TRUE(r.findings.empty()) << dump(r);
+}
+
+}  // namespace
+}  // namespace kwb::analysis::test

@@ -27,7 +27,9 @@ TEST(Include, AbsoluteAndParentPathsAreErrorsAndAreNeverRead) {
   // The parser never saw those files: only "file not found", none of their content.
   EXPECT_GE(count(r, "parse"), 3) << dump(r);
   for (const auto& f : r.findings) {
-    if (f.rule == "parse") EXPECT_NE(f.message.find("file not found"), std::string::npos) << f.message;
+    if (f.rule == "parse") {
+      EXPECT_NE(f.message.find("file not found"), std::string::npos) << f.message;
+    }
   }
   EXPECT_NE(dump(r).find("absolute #include '/etc/passwd'"), std::string::npos);
   EXPECT_NE(dump(r).find("leaves its directory with '..'"), std::string::npos);

@@ -122,6 +122,23 @@ TEST(SandboxIsolation, TrustedSideDoesNotFollowLinksPlantedInTheJobDir) {
   EXPECT_EQ(read_text(victim / "precious"), "keep me");
 }
 
+TEST(SandboxIsolation, KernelSettingsAreReadOnly) {
+  // The sandbox's uid is the host's uid 0, which sysctl files trust by permission bits alone; a
+  // writable /proc/sys/kernel/core_pattern would run any program as root on the host. Each probe
+  // writes back the value it read, so a failure changes nothing on the machine running the test.
+  TempDir job;
+  std::string script;
+  for (const char* knob : {"/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe", "/proc/sys/vm/swappiness",
+                           "/proc/sys/net/ipv4/ip_forward", "/proc/sysrq-trigger"}) {
+    std::string k = knob;
+    script += "if [ -e " + k + " ]; then v=$(cat " + k + " 2>/dev/null); printf '%s' \"$v\" > " + k +
+              " 2>/dev/null && echo 'wrote " + k + "'; fi; ";
+  }
+  script += "cat /proc/keys /proc/timer_list 2>/dev/null | wc -c";
+  Outcome o = run_ok(shell(job, script, compile_profile()));
+  EXPECT_EQ(o.stdout_text, "0\n") << o.stderr_text;
+}
+
 TEST(SandboxIsolation, TmpIsPrivate) {
   TempDir job;
   std::string inside = unique_marker("inside-tmp");

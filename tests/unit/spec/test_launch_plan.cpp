@@ -165,3 +165,26 @@ TEST(LaunchPlan, BareValuesRunToTheNextKey) {
 
 }  // namespace
 }  // namespace kwb::spec
+
+namespace kwb::spec {
+namespace {
+
+TEST(LaunchPlan, JsonFormBecomesAppendedLines) {
+  auto lines = plan_lines_from_json(
+      nlohmann::json::array({"k grid=(rows) block=(B) args=(x, y, rows, cols, workspace)", "kwb:workspace bytes=4*rows"}),
+      nlohmann::json{{"B", {128, 256}}});
+  ASSERT_TRUE(lines) << lines.error().what();
+  std::string src = "extern \"C\" __global__ void k() {}\n" + *lines;
+  auto p = parse_launch_plan(src, "candidate.cu");
+  ASSERT_TRUE(p) << p.error().what();
+  EXPECT_EQ(p->launches[0].line, 2);
+  EXPECT_EQ(p->workspace_bytes, "4*rows");
+  EXPECT_EQ(tune_configs(*p).size(), 2u);
+  EXPECT_FALSE(plan_lines_from_json(nlohmann::json::array({1}), nullptr));
+  auto bad = plan_lines_from_json("k grid=(1) block=(1) args=(y)", nlohmann::json{{"B", {1.5}}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "tune.B");
+}
+
+}  // namespace
+}  // namespace kwb::spec

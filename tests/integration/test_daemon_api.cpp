@@ -1,0 +1,238 @@
+// The daemon over real HTTP on a free loopback port: submit -> events -> verdict, idempotency,
+// cancel, input validation (4xx), auth (401/403), quotas (429), the OpenAPI document.
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include "daemon_process.hpp"
+
+namespace {
+
+using namespace kwb::test;
+
+std::string vector_add_source(const std::string& tag = "") {
+  return "#include <cstdint>\n// " + tag + "\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, "
+         "float* c, int64_t n) { for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n";
+}
+
+std::string submit_body(const std::string& source, const std::string& op = "vector_add") {
+  return nlohmann::json{{"op", op}, {"source", source}}.dump();
+}
+
+nlohmann::json body_of(const httplib::Result& r) {
+  return r ? nlohmann::json::parse(r->body, nullptr, false) : nlohmann::json();
+}
+
+class DaemonApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_daemon = new DaemonProcess({"--no-auth", "--time-budget-ms", "20", "--heartbeat-ms", "200"});
+  }
+  static void TearDownTestSuite() { delete s_daemon; }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", s_daemon->port());
+    c.set_read_timeout(120, 0);
+    return c;
+  }
+  static DaemonProcess* s_daemon;
+};
+DaemonProcess* DaemonApi::s_daemon = nullptr;
+
+TEST_F(DaemonApi, SubmitStreamsEventsAndReachesAVerdict) {
+  ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
+  auto c = client();
+  auto r = c.Post("/v1/candidates", submit_body(vector_add_source("events")), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  std::string id = body_of(r)["id"];
+  EXPECT_EQ(r->get_header_value("Location"), "/v1/candidates/" + id);
+  // SSE: read the whole stream; it ends after the terminal state.
+  std::string stream;
+  auto ev = c.Get("/v1/candidates/" + id + "/events", [&](const char* data, size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  ASSERT_TRUE(ev);
+  EXPECT_EQ(ev->get_header_value("Content-Type"), "text/event-stream");
+  for (const char* want : {"event: state", "\"compiling\"", "\"benchmarking\"", "event: verdict", "\"done\""})
+    EXPECT_NE(stream.find(want), std::string::npos) << want << " missing from\n" << stream;
+  auto got = body_of(c.Get("/v1/candidates/" + id));
+  EXPECT_EQ(got["state"], "done");
+  EXPECT_EQ(got["verdict"]["status"], "accepted") << got.dump();
+  EXPECT_EQ(got["verdict"]["candidate"], id);
+  // Replay from an event id: only later events come back.
+  httplib::Headers h = {{"Last-Event-ID", "3"}};
+  auto replay = c.Get("/v1/candidates/" + id + "/events", h);
+  ASSERT_TRUE(replay);
+  EXPECT_EQ(replay->body.find("id: 3\n"), std::string::npos);
+  EXPECT_NE(replay->body.find("id: 4\n"), std::string::npos);
+  // Long-poll form.
+  auto lp = body_of(c.Get("/v1/candidates/" + id + "/events?wait=1&after=0"));
+  EXPECT_TRUE(lp["done"].get<bool>());
+  EXPECT_GE(lp["events"].size(), 5u);
+}
+
+TEST_F(DaemonApi, IdempotentResubmitReturnsTheSameId) {
+  auto c = client();
+  httplib::Headers h = {{"Idempotency-Key", "same-key-1"}};
+  auto a = c.Post("/v1/candidates", h, submit_body(vector_add_source("idem")), "application/json");
+  auto b = c.Post("/v1/candidates", h, submit_body(vector_add_source("idem")), "application/json");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->status, 202);
+  EXPECT_EQ(b->status, 200);
+  EXPECT_EQ(b->get_header_value("Idempotent-Replay"), "true");
+  EXPECT_EQ(body_of(a)["id"], body_of(b)["id"]);
+}
+
+TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
+  auto c = client();
+  // A kernel that never returns keeps the device lane busy, so the next one stays queued.
+  std::string spin = "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float*, const float*, float*, "
+                     "int64_t) { volatile int x = 0; while (x == 0) {} }\n";
+  auto busy = body_of(c.Post("/v1/candidates", submit_body(spin), "application/json"));
+  auto queued = body_of(c.Post("/v1/candidates", submit_body(vector_add_source("to-cancel")), "application/json"));
+  std::string id = queued["id"];
+  auto r = c.Post("/v1/candidates/" + id + "/cancel", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  auto busy_cancel = body_of(c.Post("/v1/candidates/" + busy["id"].get<std::string>() + "/cancel", "", "application/json"));
+  EXPECT_TRUE(busy_cancel["state"] == "cancelled" || busy_cancel["detail"].get<std::string>().find("requested") != std::string::npos)
+      << busy_cancel.dump();
+  auto got = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
+  EXPECT_EQ(got["state"], "cancelled") << got.dump();
+  EXPECT_TRUE(got["verdict"].is_null());
+}
+
+TEST_F(DaemonApi, MalformedRequestsGetClear4xx) {
+  auto c = client();
+  struct Case {
+    std::string body;
+    int status;
+    std::string type, mention;
+  };
+  std::vector<Case> cases = {
+      {"{not json", 400, "invalid_json", "not valid JSON"},
+      {"[1,2]", 400, "invalid_json", "JSON object"},
+      {std::string("{\"op\":\"vector_add\",\"source\":\"\xff\xfe\"}"), 400, "invalid_utf8", "UTF-8"},
+      {R"({"op":"no_such_op","source":"x"})", 422, "unknown_op", "no_such_op"},
+      {R"({"op":"gemm","variant":"f8","source":"x"})", 422, "unknown_variant", "f8"},
+      {R"({"op":42,"source":"x"})", 400, "invalid_field", "op: expected string, got number"},
+      {R"({"op":"vector_add","source":["x"]})", 400, "invalid_field", "source: expected string, got array"},
+      {R"({"op":"vector_add"})", 400, "invalid_field", "source: required"},
+      {R"({"op":"vector_add","source":"x","flags":"-O2"})", 400, "invalid_field", "flags: expected array"},
+      {R"({"op":"vector_add","source":"x","flags":["-fplugin=/tmp/x.so"]})", 422, "forbidden_flag", "-fplugin"},
+      {R"({"op":"vector_add","source":"x","source_name":"../../etc/passwd"})", 400, "invalid_field", "source_name"},
+      {R"({"op":"vector_add","source":"x","sourze":"y"})", 400, "invalid_field", "sourze: unknown field"},
+      {R"({"op":"vector_add","source":"x","backend":"tpu"})", 400, "invalid_field", "backend"},
+  };
+  for (const auto& k : cases) {
+    auto r = c.Post("/v1/candidates", k.body, "application/json");
+    ASSERT_TRUE(r) << k.body;
+    EXPECT_EQ(r->status, k.status) << k.body << " -> " << r->body;
+    auto j = body_of(r);
+    EXPECT_EQ(j["error"]["type"], k.type) << r->body;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(k.mention), std::string::npos) << r->body;
+  }
+  std::string big(2 << 20, 'x');
+  auto r = c.Post("/v1/candidates", submit_body(big), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(body_of(r)["error"]["type"], "too_large");
+  // Path traversal and unknown names in routes.
+  for (std::string path : {"/v1/specs/..%2F..%2Fetc%2Fpasswd", "/v1/specs/no_such_op", "/v1/candidates/c-../../x",
+                           "/v1/candidates/c-0000000000000000"}) {
+    auto g = c.Get(path);
+    ASSERT_TRUE(g) << path;
+    EXPECT_EQ(g->status, 404) << path << " -> " << g->body;
+    EXPECT_TRUE(body_of(g)["error"].is_object()) << g->body;
+  }
+  auto bad_q = c.Get("/v1/candidates?limit=abc");
+  ASSERT_TRUE(bad_q);
+  EXPECT_EQ(bad_q->status, 400);
+}
+
+TEST_F(DaemonApi, OpenApiDocumentMatchesTheRoutes) {
+  auto c = client();
+  auto doc = body_of(c.Get("/openapi.json"));
+  ASSERT_EQ(doc["openapi"], "3.1.0");
+  ASSERT_TRUE(doc["paths"].is_object());
+  int checked = 0;
+  for (const auto& [path, methods] : doc["paths"].items()) {
+    std::string concrete = path;
+    if (auto p = concrete.find("{id}"); p != std::string::npos) concrete.replace(p, 4, "c-0000000000000000");
+    if (auto p = concrete.find("{op}"); p != std::string::npos) concrete.replace(p, 4, "softmax");
+    for (const auto& [method, op] : methods.items()) {
+      httplib::Result r = method == "get" ? c.Get(concrete) : c.Post(concrete, "{}", "application/json");
+      ASSERT_TRUE(r) << method << " " << concrete;
+      // A documented route exists: anything but the router's own "no route" answer.
+      auto err = body_of(r);
+      bool no_route = r->status == 404 && err.is_object() && err.contains("error") &&
+                      err["error"]["message"].get<std::string>().rfind("no route", 0) == 0;
+      EXPECT_FALSE(no_route) << method << " " << path << " is documented but not served";
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12);
+  // And a route that is not documented is not served.
+  auto r = c.Get("/v1/undocumented");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST(DaemonAuth, TokensRolesAndQuotas) {
+  DaemonProcess d({"--time-budget-ms", "20", "--queue-quota", "1"});
+  ASSERT_TRUE(d.running()) << d.log();
+  std::string admin = read_text(d.workspace() / "admin.token");
+  admin.erase(admin.find_last_not_of("\n") + 1);
+  ASSERT_EQ(admin.rfind("kwb_", 0), 0u);
+  httplib::Client c("127.0.0.1", d.port());
+  c.set_read_timeout(60, 0);
+  // 401 without a token, and with an unknown one.
+  auto none = c.Get("/v1/specs");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(none->get_header_value("WWW-Authenticate"), "Bearer");
+  httplib::Headers wrong = {{"Authorization", "Bearer kwb_not_a_token"}};
+  EXPECT_EQ(c.Get("/v1/specs", wrong)->status, 401);
+  // The admin creates an agent token over the API.
+  httplib::Headers as_admin = {{"Authorization", "Bearer " + admin}};
+  auto created = c.Post("/v1/tokens", as_admin, R"({"name":"agent-1","role":"agent"})", "application/json");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201) << created->body;
+  std::string agent = body_of(created)["token"];
+  httplib::Headers as_agent = {{"Authorization", "Bearer " + agent}};
+  EXPECT_EQ(c.Get("/v1/specs", as_agent)->status, 200);
+  // 403: an agent calling an admin route.
+  auto forbidden = c.Get("/v1/tokens", as_agent);
+  ASSERT_TRUE(forbidden);
+  EXPECT_EQ(forbidden->status, 403);
+  EXPECT_NE(body_of(forbidden)["error"]["message"].get<std::string>().find("admin"), std::string::npos);
+  // 429 past the queue quota (1): the first candidate is still compiling when the second comes.
+  auto first = c.Post("/v1/candidates", as_agent, submit_body(vector_add_source("quota-1")), "application/json");
+  auto second = c.Post("/v1/candidates", as_agent, submit_body(vector_add_source("quota-2")), "application/json");
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->status, 202);
+  EXPECT_EQ(second->status, 429) << second->body;
+  EXPECT_EQ(body_of(second)["error"]["type"], "queue_quota");
+  EXPECT_FALSE(second->get_header_value("Retry-After").empty());
+}
+
+TEST(DaemonAuth, RateLimitAnswers429WithRetryAfter) {
+  DaemonProcess d({"--no-auth", "--rate", "2"});
+  ASSERT_TRUE(d.running()) << d.log();
+  httplib::Client c("127.0.0.1", d.port());
+  int limited = 0;
+  std::string retry;
+  for (int i = 0; i < 20; ++i) {
+    auto r = c.Get("/v1/specs");
+    ASSERT_TRUE(r);
+    if (r->status == 429) {
+      ++limited;
+      retry = r->get_header_value("Retry-After");
+    }
+  }
+  EXPECT_GT(limited, 0);
+  EXPECT_FALSE(retry.empty());
+}
+
+}  // namespace

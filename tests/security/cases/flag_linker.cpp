@@ -1,0 +1,6 @@
+// kwb-expect: op=vector_add status=compile_error reason="is not allowed" args="--flag=-Wl,--wrap=malloc"
+// Linker options (and -Xlinker) can replace symbols or pull in host objects. Refused before anything is compiled.
+#include <cstdint>
+extern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}

@@ -1,0 +1,27 @@
+// kwb-expect: op=vector_add status=time_limit reason="did not finish within 1500 ms" also="processes and threads was reached" args="--run-timeout-ms 1500" needs=cgroup
+// The classic: every process forks forever. It runs into the process limit and spins until the
+// call's deadline; the whole tree is killed.
+#include <cerrno>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+// HELD: the attack failed as it should; LEAKED: it worked. Either way the runner aborts with the
+// line on stderr, which the verdict's reason quotes.
+[[noreturn]] static void report(const char* verdict, const char* fmt, ...) {
+  std::fprintf(stderr, "%s: ", verdict);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  std::fputc('\n', stderr);
+  std::fflush(stderr);
+  std::abort();
+}
+
+extern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {
+  for (;;) fork();
+}

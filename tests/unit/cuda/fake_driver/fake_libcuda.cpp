@@ -1,0 +1,183 @@
+// A fake CUDA driver for testing the GPU path on machines without a GPU (loaded by
+// kwb-gpu-runner when KWB_CUDA_DRIVER names it; never installed anywhere the system would find).
+// "Device memory" is host memory; kernels are emulated on the host by name; events read the
+// host clock. Emulated kernels: the shipped vector_add ("vector_add_f32") and corpus-style
+// cheats: "vadd" (honest), "overrun" (writes c[n]), "mutate" (writes a), "stale" (computes on
+// its first launch only), "fault" (illegal address), "hang" (never finishes), plus the runner's
+// helper kernels (no-ops). Only what the runner calls is implemented.
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Kernel {
+  const char* name;
+  size_t params;  // all 8 bytes
+  void (*run)(void** p, unsigned grid, unsigned block);
+};
+
+long long n_of(void** p) { return *static_cast<long long*>(p[3]); }
+template <class T>
+T* ptr(void** p, int i) {
+  return reinterpret_cast<T*>(*static_cast<CUdeviceptr*>(p[i]));
+}
+
+CUresult g_sticky = CUDA_SUCCESS;  // a fault poisons the context, as on a real GPU
+bool g_hang = false;
+int g_stale_launches = 0;
+
+void vadd(void** p, unsigned, unsigned) {
+  for (long long i = 0; i < n_of(p); ++i) ptr<float>(p, 2)[i] = ptr<const float>(p, 0)[i] + ptr<const float>(p, 1)[i];
+}
+
+const Kernel k_kernels[] = {
+    {"vector_add_f32", 4, vadd},
+    {"vadd", 4, vadd},
+    {"overrun", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), ptr<float>(p, 2)[n_of(p)] = 0.f; }},
+    {"mutate", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), ptr<float>(p, 0)[0] += 1.f; }},
+    {"stale", 4, [](void** p, unsigned g, unsigned b) { if (g_stale_launches++ == 0) vadd(p, g, b); }},
+    {"fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
+    {"hang", 4, [](void**, unsigned, unsigned) { g_hang = true; }},
+    {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
+    {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
+};
+
+const Kernel* find(const char* name) {
+  for (const auto& k : k_kernels)
+    if (std::strcmp(k.name, name) == 0) return &k;
+  return nullptr;
+}
+
+CUresult wait() {
+  while (g_hang) std::this_thread::sleep_for(std::chrono::seconds(1));
+  return g_sticky;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuInit(unsigned int) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuDriverGetVersion(int* v) { return *v = 13000, CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGetCount(int* n) { return *n = 1, CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGet(CUdevice* d, int) { return *d = 0, CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
+  std::strncpy(name, "Fake GPU (kwb tests)", size_t(len));
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 1 << 20; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 227 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceTotalMem(size_t* b, CUdevice) { return *b = size_t(1) << 32, CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice) {
+  std::strncpy(id, "0000:00:00.0", size_t(len));
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+  *c = reinterpret_cast<CUcontext>(0x1);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxSynchronize() { return wait(); }
+CUresult CUDAAPI cuCtxResetPersistingL2Cache() { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuModuleLoadData(CUmodule* m, const void*) {
+  *m = reinterpret_cast<CUmodule>(0x2);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule, const char* name) {
+  const Kernel* k = find(name);
+  if (!k) return CUDA_ERROR_NOT_FOUND;
+  *f = reinterpret_cast<CUfunction>(const_cast<Kernel*>(k));
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
+  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : a == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction f, size_t i, size_t* offset, size_t* size) {
+  if (i >= reinterpret_cast<Kernel*>(f)->params) return CUDA_ERROR_INVALID_VALUE;
+  *offset = 8 * i;
+  *size = 8;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t n) {
+  void* m = std::calloc(1, n ? n : 1);
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = reinterpret_cast<CUdeviceptr>(m);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFree(CUdeviceptr p) { return std::free(reinterpret_cast<void*>(p)), CUDA_SUCCESS; }
+CUresult CUDAAPI cuMemGetInfo(size_t* f, size_t* t) { return *f = *t = size_t(256) << 20, CUDA_SUCCESS; }
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr d, const void* h, size_t n) {
+  std::memcpy(reinterpret_cast<void*>(d), h, n);
+  return g_sticky;
+}
+CUresult CUDAAPI cuMemcpyDtoH(void* h, CUdeviceptr d, size_t n) {
+  if (CUresult rc = wait(); rc != CUDA_SUCCESS) return rc;
+  std::memcpy(h, reinterpret_cast<void*>(d), n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
+  std::memcpy(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  std::memset(reinterpret_cast<void*>(d), v, n);
+  return g_sticky;
+}
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return cuMemsetD8(d, v, n); }
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
+                                unsigned, CUstream, void** params, void**) {
+  if (g_sticky != CUDA_SUCCESS) return g_sticky;
+  reinterpret_cast<Kernel*>(f)->run(params, gx, bx);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
+  *s = reinterpret_cast<CUstream>(0x3);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamSynchronize(CUstream) { return wait(); }
+CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(new Clock::time_point());
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
+  *reinterpret_cast<Clock::time_point*>(e) = Clock::now();
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventSynchronize(CUevent) { return wait(); }
+CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
+  auto d = *reinterpret_cast<Clock::time_point*>(b) - *reinterpret_cast<Clock::time_point*>(a);
+  *ms = std::chrono::duration<float, std::milli>(d).count() + 0.001f;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGetErrorName(CUresult rc, const char** s) {
+  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGetErrorString(CUresult rc, const char** s) {
+  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered" : "unknown error";
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

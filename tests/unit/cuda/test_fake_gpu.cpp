@@ -1,0 +1,121 @@
+// The whole CUDA path (device discovery, calibration, kwb-gpu-runner in the GPU sandbox, arena
+// mirroring, guards, poison, timing loop, error tags) against a fake CUDA driver that emulates a
+// few kernels on the host (fake_driver/fake_libcuda.cpp, loaded through KWB_CUDA_DRIVER). Real
+// NVRTC compiles the sources; only the execution is emulated. Runs on machines without a GPU.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../../gpu/cuda_test_support.hpp"
+#include "../build/temp_dir.hpp"
+
+#ifndef KWB_TEST_FAKE_LIBCUDA
+#define KWB_TEST_FAKE_LIBCUDA ""  // no CUDA toolkit at build time: the tests skip
+#endif
+
+namespace {
+
+using namespace kwb::cudatest;
+
+// specs/ with vector_add only, its bench workloads shrunk to sizes a CPU emulates quickly.
+class FakeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(KWB_TEST_FAKE_LIBCUDA).empty()) GTEST_SKIP() << "built without the CUDA toolkit";
+  }
+  static void SetUpTestSuite() {
+    s_dir = new kwb::test::TempDir();
+    std::string spec = read_text(source_dir() / "specs/vector_add/spec.json");
+    size_t b = spec.find("\"bench\": [");
+    size_t e = spec.find("\n    ]", b);
+    ASSERT_NE(b, std::string::npos);
+    ASSERT_NE(e, std::string::npos);
+    spec = spec.substr(0, b) + "\"bench\": [\n      {\"name\": \"n4k\", \"params\": {\"n\": 4096}, \"label\": \"small\"}" +
+           spec.substr(e);
+    std::filesystem::create_directories(s_dir->path() / "specs/vector_add");
+    std::ofstream(s_dir->path() / "specs/vector_add/spec.json") << spec;
+  }
+  static void TearDownTestSuite() { delete s_dir; }
+
+  EvalResult eval(const std::string& source_text, const std::string& extra = "") {
+    static int counter = 0;
+    auto file = s_dir->path() / ("case" + std::to_string(counter++) + ".cu");
+    std::ofstream(file) << source_text;
+    return eval_file(file.string(), extra);
+  }
+  EvalResult eval_file(const std::string& file, const std::string& extra = "") {
+    std::string cmd = "KWB_CUDA_DRIVER=" + shell_quote(KWB_TEST_FAKE_LIBCUDA) + " " + (bin_dir() / "kwb").string() +
+                      " eval " + shell_quote(file) + " --op vector_add --json --time-budget-ms 30 " + extra +
+                      " --specs-dir " + shell_quote((s_dir->path() / "specs").string()) + " --workspace " +
+                      shell_quote((s_dir->path() / "ws").string());
+    EvalResult r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while (p && (n = std::fread(buf, 1, sizeof buf, p)) > 0) r.raw.append(buf, n);
+    int st = p ? ::pclose(p) : -1;
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.verdict = nlohmann::json::parse(r.raw, nullptr, false);
+    return r;
+  }
+  static std::string kernel(const std::string& name, const std::string& args = "a, b, c, n") {
+    return "// kwb:launch " + name + " grid=(ceil_div(n, 256)) block=(256) args=(" + args +
+           ")\nextern \"C\" __global__ void " + name + "(const float* a, const float* b, float* c, long long n) {}\n";
+  }
+  void expect(const EvalResult& r, const std::string& status, const std::string& reason) {
+    ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+    EXPECT_EQ(r.verdict["status"], status) << r.verdict["reason"];
+    EXPECT_NE(r.verdict["reason"].get<std::string>().find(reason), std::string::npos) << r.verdict["reason"];
+    EXPECT_EQ(r.exit_code, status == "accepted" ? 0 : 1);
+  }
+
+  static kwb::test::TempDir* s_dir;
+};
+kwb::test::TempDir* FakeGpu::s_dir = nullptr;
+
+TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
+  auto r = eval_file((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string());
+  expect(r, "accepted", "correct on 9 test and 1 bench workloads");
+  EXPECT_NE(r.verdict["device"].get<std::string>().find("Fake GPU"), std::string::npos) << r.verdict["device"];
+  const auto& w = r.verdict["workloads"].back();
+  EXPECT_EQ(w["name"], "n4k");
+  ASSERT_TRUE(w["time"].is_object()) << w.dump();
+  EXPECT_EQ(w["time"]["clock"], "cuda_event");
+  EXPECT_GT(w["time"]["median_ns"].get<double>(), 0);
+  EXPECT_TRUE(w["params"].contains("BLOCK")) << "the best config is reported: " << w["params"].dump();
+  EXPECT_TRUE(w["roofline"]["pct_bw"].is_number());
+  // 9 test workloads x 3 distributions x 2 runs x 2 configs, as checks of input sets.
+  EXPECT_GE(r.verdict["workloads"][0]["checks"].get<int>(), 2 * 3 * 2);
+}
+
+TEST_F(FakeGpu, WriteBeyondTheOutputHitsTheDeviceGuard) {
+  expect(eval(kernel("overrun")), "incorrect", "past the end of output c");
+}
+
+TEST_F(FakeGpu, InputMutationIsSeen) { expect(eval(kernel("mutate")), "incorrect", "input a was modified"); }
+
+TEST_F(FakeGpu, StaleOutputIsPoison) { expect(eval(kernel("stale")), "incorrect", "never written"); }
+
+TEST_F(FakeGpu, DeviceFaultIsACrashNamedByCuda) {
+  expect(eval(kernel("fault")), "crashed", "CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+TEST_F(FakeGpu, HangIsATimeLimit) {
+  expect(eval(kernel("hang"), "--run-timeout-ms 1500"), "time_limit", "did not finish within 1500 ms");
+}
+
+TEST_F(FakeGpu, KernelNotInTheModuleIsRejected) {
+  expect(eval(kernel("not_emulated")), "rejected", "kernel 'not_emulated' not found in the compiled module");
+}
+
+TEST_F(FakeGpu, ParameterCountMustMatchThePlan) {
+  expect(eval(kernel("vadd", "a, b, c")), "rejected", "takes 4 parameters but its kwb:launch line passes 3");
+}
+
+TEST_F(FakeGpu, CalibrationIsStoredOnce) {
+  auto r = eval(kernel("vadd"));
+  expect(r, "accepted", "correct on");
+  EXPECT_TRUE(std::filesystem::exists(s_dir->path() / "ws/kwb.db"));
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+#include "client/follow.hpp"
+
+#include "client/sse.hpp"
+
+namespace kwb::client {
+
+bool terminal_state(const std::string& state) { return state == "done" || state == "cancelled"; }
+
+ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s) {
+  while (true) {
+    auto r = api.get("/v1/candidates/" + id + "?wait=" + std::to_string(wait_s));
+    if (!r) return std::unexpected(r.error());
+    if (!r->body.is_object())
+      return std::unexpected(ApiError{r->status, "bad_response", "GET /v1/candidates/" + id + ": not a JSON object"});
+    if (terminal_state(r->body.value("state", std::string()))) return r->body;
+  }
+}
+
+ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id, const FollowOptions& opt) {
+  if (opt.stream) {
+    SseParser parser;
+    bool terminal = false;
+    auto on_sse = [&](const SseEvent& e) {
+      auto j = nlohmann::json::parse(e.data, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) return;
+      CandidateEvent ev{j.value("id", int64_t(0)), j.value("at", std::string()), j.value("kind", e.event),
+                        j.contains("data") ? j["data"] : nlohmann::json::object()};
+      if (opt.on_event) opt.on_event(ev);
+      if (ev.kind == "state" && terminal_state(ev.data.value("state", std::string()))) terminal = true;
+    };
+    auto streamed = api.stream("/v1/candidates/" + id + "/events", {}, [&](std::string_view chunk) {
+      parser.feed(chunk, on_sse);
+      return !terminal;
+    });
+    if (!streamed) {
+      if (streamed.error().type != "stream_dropped") return std::unexpected(streamed.error());
+      if (opt.on_note) opt.on_note("event stream dropped (" + streamed.error().message + "); long-polling instead");
+    }
+  }
+  // The stream ends at the terminal state (or dropped): the long-poll returns the final record.
+  return wait_candidate(api, id, opt.long_poll_s);
+}
+
+}  // namespace kwb::client

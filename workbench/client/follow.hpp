@@ -1,0 +1,38 @@
+#pragma once
+// Following one candidate to its terminal state: the SSE stream GET /v1/candidates/{id}/events
+// for live progress, then GET /v1/candidates/{id}?wait=S (long-poll) for the final record. If the
+// stream drops, the long-poll alone carries on until the candidate is done or cancelled.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "client/api_client.hpp"
+
+namespace kwb::client {
+
+// One stored event, as the daemon sends it: {"id", "at", "kind", "data"}.
+struct CandidateEvent {
+  int64_t id = 0;
+  std::string at;
+  std::string kind;  // "state" | "stage" | "verdict"
+  nlohmann::json data;
+};
+
+struct FollowOptions {
+  bool stream = true;      // false: long-poll only
+  int long_poll_s = 30;    // ?wait= for each long-poll round
+  std::function<void(const CandidateEvent&)> on_event;    // live progress (may be empty)
+  std::function<void(const std::string&)> on_note;        // e.g. "event stream dropped; long-polling"
+};
+
+bool terminal_state(const std::string& state);
+
+// Returns the candidate JSON (with "verdict" once done) in its terminal state.
+ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id, const FollowOptions& opt);
+
+// Long-polls GET /v1/candidates/{id}?wait=S until the candidate is terminal.
+ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s);
+
+}  // namespace kwb::client

@@ -1,0 +1,126 @@
+#include "client/verdict_parse.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace kwb::client {
+
+namespace {
+
+using J = nlohmann::json;
+
+// Numbers may be written as "nan", "inf", "-inf" (JSON has none of these).
+double num(const J& j, const char* key, double fallback = 0) {
+  if (!j.contains(key)) return fallback;
+  const J& v = j[key];
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    auto s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return fallback;
+}
+
+std::optional<double> opt_num(const J& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return num(j, key);
+}
+
+std::string str(const J& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+core::TimeStats time_stats(const J& t) {
+  core::TimeStats s;
+  s.median_ns = num(t, "median_ns");
+  s.mean_ns = num(t, "mean_ns");
+  s.min_ns = num(t, "min_ns");
+  s.max_ns = num(t, "max_ns");
+  s.p10_ns = num(t, "p10_ns");
+  s.p90_ns = num(t, "p90_ns");
+  s.stdev_pct = num(t, "stdev_pct");
+  s.mean_stderr_pct = num(t, "mean_stderr_pct");
+  s.samples = int(num(t, "samples"));
+  s.discarded = int(num(t, "discarded"));
+  s.stop_reason = str(t, "stop_reason");
+  s.clock = str(t, "clock");
+  s.cold = t.value("cold", true);
+  return s;
+}
+
+core::WorkloadResult workload(const J& w) {
+  core::WorkloadResult r;
+  r.name = str(w, "name");
+  r.kind = str(w, "kind");
+  if (w.contains("params") && w["params"].is_object())
+    for (const auto& [k, v] : w["params"].items())
+      if (v.is_number_integer()) r.params[k] = v.get<int64_t>();
+  r.correct = w.value("correct", true);
+  r.checks = int(num(w, "checks"));
+  r.max_abs_err = num(w, "max_abs_err");
+  r.max_rel_err = num(w, "max_rel_err");
+  r.mismatches = int64_t(num(w, "mismatches"));
+  if (w.contains("first_mismatch") && w["first_mismatch"].is_object()) {
+    const J& m = w["first_mismatch"];
+    core::Mismatch mm{str(m, "tensor"), {}, num(m, "got"), num(m, "expected")};
+    if (m.contains("index") && m["index"].is_array())
+      for (const auto& i : m["index"])
+        if (i.is_number_integer()) mm.index.push_back(i.get<int64_t>());
+    r.first_mismatch = mm;
+  }
+  if (w.contains("time") && w["time"].is_object()) r.time = time_stats(w["time"]);
+  if (w.contains("roofline") && w["roofline"].is_object()) {
+    const J& f = w["roofline"];
+    r.roofline = core::RooflineResult{num(f, "bytes"), num(f, "flops"), opt_num(f, "pct_bw"), opt_num(f, "pct_flops")};
+  }
+  r.vs_incumbent = opt_num(w, "vs_incumbent");
+  r.vs_baseline = opt_num(w, "vs_baseline");
+  return r;
+}
+
+}  // namespace
+
+std::optional<core::Status> status_from_name(std::string_view name) {
+  for (int i = 0; i <= int(core::Status::error); ++i)
+    if (core::status_name(core::Status(i)) == name) return core::Status(i);
+  return std::nullopt;
+}
+
+util::Result<core::Verdict> verdict_from_json(const J& j) {
+  if (!j.is_object()) return util::fail("verdict", "expected a JSON object, got " + std::string(j.type_name()));
+  if (str(j, "schema") != "kwb.verdict.v1")
+    return util::fail("verdict.schema", "expected \"kwb.verdict.v1\", got " + (j.contains("schema") ? j["schema"].dump() : "nothing"));
+  core::Verdict v;
+  v.candidate = str(j, "candidate");
+  v.op = str(j, "op");
+  v.variant = str(j, "variant");
+  v.backend = str(j, "backend");
+  auto status = status_from_name(str(j, "status"));
+  if (!status) return util::fail("verdict.status", "unknown status " + (j.contains("status") ? j["status"].dump() : "(missing)"));
+  v.status = *status;
+  v.reason = str(j, "reason");
+  v.device = str(j, "device");
+  v.toolchain = str(j, "toolchain");
+  if (j.contains("diagnostics") && j["diagnostics"].is_array())
+    for (const auto& d : j["diagnostics"])
+      v.diagnostics.push_back(core::Diagnostic{str(d, "file"), int(num(d, "line")), int(num(d, "col")),
+                                               str(d, "severity"), str(d, "message"), str(d, "rule")});
+  if (j.contains("workloads") && j["workloads"].is_array())
+    for (const auto& w : j["workloads"]) v.workloads.push_back(workload(w));
+  if (j.contains("summary") && j["summary"].is_object()) {
+    const J& s = j["summary"];
+    v.summary.geomean_vs_incumbent = opt_num(s, "geomean_vs_incumbent");
+    v.summary.geomean_vs_baseline = opt_num(s, "geomean_vs_baseline");
+    if (s.contains("beats_incumbent") && s["beats_incumbent"].is_boolean()) v.summary.beats_incumbent = s["beats_incumbent"].get<bool>();
+    v.summary.wall_ms = num(s, "wall_ms");
+    if (s.contains("stage_ms") && s["stage_ms"].is_object())
+      for (const auto& [k, ms] : s["stage_ms"].items())
+        if (ms.is_number()) v.summary.stage_ms[k] = ms.get<double>();
+    v.summary.compile_cache = str(s, "compile_cache");
+  }
+  return v;
+}
+
+}  // namespace kwb::client
