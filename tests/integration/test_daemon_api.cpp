@@ -101,6 +101,11 @@ TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
   auto got = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   EXPECT_EQ(got["state"], "cancelled") << got.dump();
   EXPECT_TRUE(got["verdict"].is_null());
+  // The running one is stopped (its sandbox killed), well before the 10 s run limit.
+  auto t0 = std::chrono::steady_clock::now();
+  auto busy_final = body_of(c.Get("/v1/candidates/" + busy["id"].get<std::string>() + "?wait=60"));
+  EXPECT_EQ(busy_final["state"], "cancelled") << busy_final.dump();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
 }
 
 TEST_F(DaemonApi, MalformedRequestsGetClear4xx) {

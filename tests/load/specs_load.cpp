@@ -40,6 +40,7 @@ struct Hammer {
 void hammer(const Options& opt, Clock::time_point until, Hammer& h) {
   httplib::Client cli(opt.endpoint.url);
   cli.set_keep_alive(true);
+  cli.set_tcp_nodelay(true);
   cli.set_read_timeout(30, 0);
   if (!opt.endpoint.token.empty()) cli.set_bearer_token_auth(opt.endpoint.token);
   h.ms.reserve(200000);

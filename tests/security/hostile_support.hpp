@@ -29,8 +29,15 @@ namespace kwb::sectest {
 
 namespace fs = std::filesystem;
 
-inline fs::path source_dir() { return KWB_TEST_SOURCE_DIR; }
-inline fs::path bin_dir() { return KWB_TEST_BIN_DIR; }
+// Overridable from the environment, so the suite built here can run on another machine.
+inline fs::path source_dir() {
+  const char* e = std::getenv("KWB_TEST_SOURCE_DIR");
+  return e && *e ? e : KWB_TEST_SOURCE_DIR;
+}
+inline fs::path bin_dir() {
+  const char* e = std::getenv("KWB_TEST_BIN_DIR");
+  return e && *e ? e : KWB_TEST_BIN_DIR;
+}
 
 inline std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -226,8 +226,12 @@ TEST_P(HostileCandidate, IsContained) {
   std::printf("[ verdict  ] %s: %s (%.0f ms)\n", verdict.value("status", std::string()).c_str(), got_reason.c_str(), r.ms);
   EXPECT_EQ(verdict.value("status", std::string()), status) << got_reason;
   EXPECT_NE(got_reason.find(reason), std::string::npos) << "reason: " << got_reason;
-  if (!also.empty()) EXPECT_NE(got_reason.find(also), std::string::npos) << "reason: " << got_reason;
-  if (!c.absent.empty()) EXPECT_EQ(r.out.find(c.absent), std::string::npos) << "reason: " << got_reason;
+  if (!also.empty()) {
+    EXPECT_NE(got_reason.find(also), std::string::npos) << "reason: " << got_reason;
+  }
+  if (!c.absent.empty()) {
+    EXPECT_EQ(r.out.find(c.absent), std::string::npos) << "reason: " << got_reason;
+  }
   EXPECT_LT(r.ms, 60000) << "took " << r.ms << " ms";
 
   // Nothing secret in any output.

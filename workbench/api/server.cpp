@@ -12,6 +12,9 @@ Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_uniqu
   m_svr->set_payload_max_length(ctx.limits.max_body_bytes);
   m_svr->set_keep_alive_max_count(10000);
   m_svr->set_read_timeout(30, 0);
+  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle holds the body until
+  // the client's delayed ACK (~40 ms per keep-alive request).
+  m_svr->set_tcp_nodelay(true);
   add_meta_routes(*m_svr, ctx);
   add_candidate_routes(*m_svr, ctx);
   add_event_routes(*m_svr, ctx);

@@ -56,6 +56,7 @@ std::string Reply::header(const std::string& name) const {
 ApiClient::ApiClient(Endpoint ep, int read_timeout_s) : m_ep(std::move(ep)), m_impl(std::make_unique<Impl>(m_ep.url)) {
   auto& h = m_impl->http;
   h.set_keep_alive(true);
+  h.set_tcp_nodelay(true);
   h.set_connection_timeout(5, 0);
   h.set_read_timeout(read_timeout_s, 0);
   h.set_write_timeout(30, 0);

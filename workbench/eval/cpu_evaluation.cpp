@@ -48,6 +48,12 @@ CpuEvaluation::~CpuEvaluation() {
   if (!m_job.empty() && !m_opt.keep_job) std::filesystem::remove_all(m_job, ec);
 }
 
+void CpuEvaluation::cancel() {
+  std::lock_guard lock(m_runner_mutex);
+  m_cancelled = true;
+  if (m_runner) m_runner->kill();
+}
+
 void CpuEvaluation::emit(Stage s, bool finished, std::string detail) {
   if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
 }
@@ -129,7 +135,11 @@ bool CpuEvaluation::start_runner() {
   RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, 4ll << 30};
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
-  m_runner = std::move(*runner);
+  {
+    std::lock_guard lock(m_runner_mutex);
+    m_runner = std::move(*runner);
+    if (m_cancelled) m_runner->kill();
+  }
   if (auto r = m_runner->load(m_object, m_variant->entry); !r) return fail(r.error().status, r.error().reason);
   return true;
 }
@@ -148,7 +158,10 @@ bool CpuEvaluation::benchmark() {
   emit(Stage::benchmark, false);
   bool ok = run_workloads(true);
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
-  if (m_runner) m_runner->finish();
+  {
+    std::lock_guard lock(m_runner_mutex);
+    if (m_runner) m_runner->finish();
+  }
   if (ok) emit(Stage::benchmark, true);
   return ok;
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "build/cpu_toolchain.hpp"
@@ -33,6 +34,7 @@ class CpuEvaluation : public Evaluation {
   bool decide() override;
   core::Verdict verdict() override;
   std::string device_key() const override { return m_device.id; }
+  void cancel() override;
 
  private:
   bool fail(core::Status s, std::string reason);
@@ -51,6 +53,8 @@ class CpuEvaluation : public Evaluation {
   std::filesystem::path m_job;
   std::string m_object;  // shared object path inside the sandbox
   std::optional<SharedArena> m_arena;
+  std::mutex m_runner_mutex;  // m_runner is killed from other threads by cancel()
+  bool m_cancelled = false;
   std::unique_ptr<RunnerSession> m_runner;
   SeedSource m_seeds;
   core::Verdict m_verdict;

@@ -40,6 +40,9 @@ class Evaluation {
   virtual core::Verdict verdict() = 0;
   // Key of the device whose exclusive benchmark slot validate() and benchmark() need.
   virtual std::string device_key() const = 0;
+  // From another thread: stop the running stage as soon as possible (kills the sandboxed
+  // process); the stage then returns false and the caller records the cancellation.
+  virtual void cancel() {}
 };
 
 // Runs every stage in order and returns the verdict (what `kwb eval` does).

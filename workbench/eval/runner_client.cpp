@@ -185,6 +185,10 @@ RunnerResult<std::vector<int64_t>> RunnerSession::time(int calls, size_t flush_b
   }
 }
 
+void RunnerSession::kill() {
+  if (m_process) m_process->kill();
+}
+
 std::string RunnerSession::finish() {
   if (m_cmd_w >= 0) {
     wire::write_line(m_cmd_w, {{"op", "quit"}});

@@ -54,6 +54,8 @@ class RunnerSession {
   }
   // The runner's stderr so far is only available once it has stopped; this stops it.
   std::string finish();
+  // Kills the sandbox at once (safe from another thread); pending requests then fail.
+  void kill();
 
  private:
   RunnerSession() = default;

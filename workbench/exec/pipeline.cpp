@@ -68,6 +68,7 @@ util::Result<std::string> Pipeline::cancel(const std::string& id) {
   } else if (*state != "done" && *state != "cancelled") {
     std::lock_guard lock(m_mutex);
     m_cancel_requests.insert(id);
+    if (auto it = m_on_device_now.find(id); it != m_on_device_now.end()) it->second->cancel();
   }
   return state;
 }
@@ -208,9 +209,14 @@ void Pipeline::lane_worker(Lane& lane) {
       lane.jobs.pop_front();
       --m_backlog;
       ++m_on_device;
+      m_on_device_now[job->rec.id] = job->evaluation.get();
     }
     m_backlog_cv.notify_one();
     run_device(*job);
+    {
+      std::lock_guard lock(m_mutex);
+      m_on_device_now.erase(job->rec.id);
+    }
     job.reset();  // removes the job folder, stops the runner
     std::lock_guard lock(m_mutex);
     --m_on_device;
@@ -228,10 +234,10 @@ void Pipeline::run_device(Job& job) {
   };
   if (stop_if_cancelled()) return;
   set_state(id, "validating");
-  if (!e.validate()) return finish(id, e.verdict());
+  if (!e.validate()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
   if (stop_if_cancelled()) return;
   set_state(id, "benchmarking");
-  if (!e.benchmark()) return finish(id, e.verdict());
+  if (!e.benchmark()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
   set_state(id, "deciding");
   e.decide();
   finish(id, e.verdict());

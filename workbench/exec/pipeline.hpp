@@ -91,6 +91,7 @@ class Pipeline {
   std::map<std::string, std::unique_ptr<Lane>> m_lanes;
   size_t m_backlog = 0;
   std::set<std::string> m_cancel_requests;
+  std::map<std::string, eval::Evaluation*> m_on_device_now;  // cancel() reaches these
   int m_compiling = 0, m_on_device = 0;
   uint64_t m_finished = 0;
   bool m_stopping = false;
