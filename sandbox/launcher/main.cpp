@@ -2,14 +2,18 @@
 //   kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]
 //               [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...
 //               [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]
-//               [--repeat N] [--print-argv] -- CMD ARGS...
+//               [--repeat N [--baseline]] [--print-argv] -- CMD ARGS...
 // Without --job a temporary job dir is made under /tmp and removed afterwards. --repeat runs the
 // command N times and adds launch-time statistics (the sandbox benchmark, docs/benchmarks/
-// sandbox.md). Exit status: 0 when the (last) outcome is ok, 1 when not, 2 on usage or launch
-// errors.
+// sandbox.md); --baseline also runs CMD (a host path) N times without the sandbox and reports
+// the difference of the medians as the sandbox's overhead. Exit status: 0 when the (last)
+// outcome is ok, 1 when not, 2 on usage or launch errors.
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -27,12 +31,13 @@ constexpr const char* k_usage =
     "usage: kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]\n"
     "                   [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...\n"
     "                   [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]\n"
-    "                   [--repeat N] [--print-argv] -- CMD ARGS...\n";
+    "                   [--repeat N [--baseline]] [--print-argv] -- CMD ARGS...\n";
 
 struct Options {
   Request req;
   int repeat = 1;
   bool print_argv = false;
+  bool baseline = false;
 };
 
 int usage_error(const std::string& message) {
@@ -58,6 +63,7 @@ std::string parse(int argc, char** argv, Options& o) {
     if (arg == "--gpu") { o.req.profile.gpu = true; continue; }
     if (arg == "--job-rw") { o.req.profile.job_writable = true; continue; }
     if (arg == "--print-argv") { o.print_argv = true; continue; }
+    if (arg == "--baseline") { o.baseline = true; continue; }
     if (arg == "-h" || arg == "--help") return "help";
     if (i + 1 >= argc) return std::string(arg) + " needs a value";
     std::string value = argv[++i];
@@ -117,6 +123,26 @@ nlohmann::json stats(std::vector<double> ms) {
           {"p90", at(0.9)}, {"max", ms.back()}};
 }
 
+// Wall times of `argv` run `n` times directly (posix_spawn + waitpid), no sandbox; empty when it
+// cannot be started.
+std::vector<double> plain_runs(const std::vector<std::string>& args, int n) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  char* envp[] = {nullptr};
+  std::vector<double> ms;
+  for (int i = 0; i < n; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp) != 0) return {};
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return ms;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +182,13 @@ int main(int argc, char** argv) {
   }
   nlohmann::json result = to_json(*outcome);
   if (o.repeat > 1) result["run_ms"] = stats(launch_ms);
+  if (o.repeat > 1 && o.baseline) {
+    auto plain = plain_runs(o.req.argv, o.repeat);
+    if (!plain.empty()) {
+      result["plain_ms"] = stats(plain);
+      result["overhead_ms"] = result["run_ms"]["median"].get<double>() - result["plain_ms"]["median"].get<double>();
+    }
+  }
   std::cout << result.dump(2) << "\n";
   return outcome->ok() ? 0 : 1;
 }

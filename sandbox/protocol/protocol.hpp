@@ -11,6 +11,8 @@
 //   {"op":"call"}                                   one call, outputs left for the evaluator
 //   {"op":"time","calls":K,"flush_bytes":F}         K timed calls; before each (untimed): touch F
 //                                                   bytes to evict caches, poison outputs (0xFF)
+//   {"op":"stats"}                                  {"discarded":N}: samples retaken since the last
+//                                                   stats because the thread was preempted
 //   {"op":"quit"}
 // Replies: {"ok":true[,"ns":[...]]} or {"ok":false,"error":"..."}; "ns" are per-call durations
 // from CLOCK_MONOTONIC read by raw syscall (not the vDSO, which the candidate could patch).

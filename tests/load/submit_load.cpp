@@ -25,6 +25,7 @@ struct Outcome {
   bool cached = false, replayed = false;
   int retries_429 = 0, retries_transport = 0, attempts = 0;
   double submit_ms = 0, verdict_ms = 0, wall_ms = 0;
+  std::map<std::string, double> stage_ms;  // the verdict's summary.stage_ms
   Clock::time_point start, end;
 };
 
@@ -83,6 +84,9 @@ void submit_one(Run& run, client::ApiClient& api, int i) {
       const auto& s = c["verdict"]["summary"];
       if (s.contains("compile_cache") && s["compile_cache"].is_string()) o.compile_cache = s["compile_cache"];
       if (s.contains("wall_ms") && s["wall_ms"].is_number()) o.wall_ms = s["wall_ms"];
+      if (s.contains("stage_ms") && s["stage_ms"].is_object())
+        for (const auto& [k, v] : s["stage_ms"].items())
+          if (v.is_number()) o.stage_ms[k] = v.get<double>();
     }
     return;
   }
@@ -134,6 +138,7 @@ int run_submit_load(const Options& opt) {
   std::set<std::string> ids;
   std::map<std::string, int> statuses, caches;
   std::vector<double> submit_ms, verdict_ms, eval_ms;
+  std::map<std::string, std::vector<double>> stage_ms;
   int errors = 0, no_verdict = 0, replays = 0, r429 = 0, rtransport = 0, multi_attempt = 0;
   Clock::time_point first = t1, last = t0;
   for (const auto& o : run.out) {
@@ -152,6 +157,7 @@ int run_submit_load(const Options& opt) {
     submit_ms.push_back(o.submit_ms);
     verdict_ms.push_back(o.verdict_ms);
     eval_ms.push_back(o.wall_ms);
+    for (const auto& [k, v] : o.stage_ms) stage_ms[k].push_back(v);
     first = std::min(first, o.start);
     last = std::max(last, o.end);
   }
@@ -177,6 +183,13 @@ int run_submit_load(const Options& opt) {
   double span_s = std::chrono::duration<double>(last - first).count();
   double throughput = span_s > 0 ? answered / span_s : 0;
   auto ds = distribution(submit_ms), dv = distribution(verdict_ms), de = distribution(eval_ms);
+  nlohmann::json stages = nlohmann::json::object();
+  std::string stage_rows;
+  for (const auto& [k, v] : stage_ms) {
+    auto d = distribution(v);
+    stages[k] = to_json(d);
+    stage_rows += latency_row("  stage " + k, d);
+  }
 
   nlohmann::json j = {
       {"mode", "submit"}, {"server", opt.endpoint.url}, {"tag", run.tag}, {"op", opt.op}, {"source", opt.source},
@@ -189,7 +202,7 @@ int run_submit_load(const Options& opt) {
       {"retries_transport", rtransport}, {"statuses", statuses}, {"compile_cache", caches},
       {"wall_s", std::chrono::duration<double>(t1 - t0).count()}, {"span_s", span_s},
       {"throughput_per_s", throughput}, {"submit_ms", to_json(ds)}, {"submit_to_verdict_ms", to_json(dv)},
-      {"evaluation_wall_ms", to_json(de)}};
+      {"evaluation_wall_ms", to_json(de)}, {"stage_ms", stages}};
   std::printf("%s\n", j.dump(2).c_str());
 
   std::string t = fmt::format("kwb-load submit: {} candidates ({}% cached) of {} from {} clients against {}\n",
@@ -209,7 +222,7 @@ int run_submit_load(const Options& opt) {
   t += "  statuses            " + st + "\n  compile cache       " + ca + "\n";
   t += fmt::format("  span {:.1f} s, throughput {:.2f} candidates/s\n", span_s, throughput);
   t += latency_header() + latency_row("submit", ds) + latency_row("submit->verdict", dv) +
-       latency_row("evaluation (wall)", de);
+       latency_row("evaluation (wall)", de) + stage_rows;
   std::fputs(t.c_str(), stderr);
   return errors == 0 && duplicated == 0 && lost == 0 && verdict_events_bad == 0 ? 0 : 1;
 }

@@ -103,6 +103,8 @@ bool CpuEvaluation::run_workloads(bool bench) {
     };
     arena.arm_guards(m_seeds.next());
     if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return record(*f);
+    if (auto s = runner.command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading timing statistics"))
+      stats.discarded = s->value("discarded", 0);
     res.time = stats;
     res.roofline = roofline(*m_variant, m_device, w, stats.median_ns);
     double floor_ns = res.roofline->bytes / (m_device.copy_bytes_per_s * k_floor_bandwidth_factor) * 1e9;

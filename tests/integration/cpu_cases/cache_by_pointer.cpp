@@ -1,4 +1,4 @@
-// kwb-expect: op=vector_add status=rejected reason="mutable-global-state" diagnostic="cache_by_pointer.cpp:10:"
+// kwb-expect: op=vector_add status=rejected reason="mutable-global-state" diagnostic="cache_by_pointer.cpp:16:"
 // Remembers the output buffer it computed last and skips the work when called again with the
 // same pointers (a cheat that pays off when a benchmark reuses buffers).
 #include <cstdint>

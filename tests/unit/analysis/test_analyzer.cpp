@@ -191,6 +191,7 @@ TEST(Isolation, TimeoutIsAParseErrorAndIsNotCached) {
 }
 
 TEST(Isolation, MissingWorkerMakesAnalysisUnavailable) {
+  use_test_cache_dir();
   set_worker_path("/nonexistent/kwb-analyzer");
   auto r = run(vector_add(""));
   EXPECT_FALSE(r.available);
