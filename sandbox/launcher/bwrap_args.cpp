@@ -60,6 +60,11 @@ std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup)
   // The file system: read-only /usr with the merged-/usr symlinks; no /etc, no /home.
   add(argv, {"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
              "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc"});
+  // No /etc, but for two files of paths: the alternatives' symlinks (Ubuntu's /usr/local/cuda is
+  // /etc/alternatives/cuda -> /usr/local/cuda-13.0; /usr/bin/c++ -> /etc/alternatives/c++) and
+  // the dynamic linker's cache (libraries in folders it lists, e.g. /usr/local/nvidia/lib64).
+  add(argv, {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives", "--ro-bind-try", "/etc/ld.so.cache",
+             "/etc/ld.so.cache"});
   // The sandbox's uid 65534 is the host's uid 0 (bwrap maps it to the uid that started it), and
   // the kernel lets that uid write sysctls by file permissions alone: /proc/sys/kernel/
   // core_pattern was writable, which is code execution on the host. bwrap covers /proc/irq and

@@ -270,21 +270,32 @@ std::string CgroupSetup::describe() const {
   return "no cgroups: " + problem;
 }
 
+namespace {
+std::mutex g_setup_mutex;
+std::string g_detected_for;                   // guarded by g_setup_mutex
+std::shared_ptr<const CgroupSetup> g_setup;  // guarded by g_setup_mutex
+}  // namespace
+
 std::shared_ptr<const CgroupSetup> cgroup_setup() {
-  static std::mutex mutex;
-  static std::string detected_for;
-  static std::shared_ptr<const CgroupSetup> setup;
   std::string parent;
   {
     std::lock_guard lock(g_parent_mutex);
     parent = g_parent;
   }
-  std::lock_guard lock(mutex);
-  if (!setup || detected_for != parent) {
-    setup = detect(parent);
-    detected_for = parent;
+  std::lock_guard lock(g_setup_mutex);
+  if (!g_setup || g_detected_for != parent) {
+    g_setup = detect(parent);
+    g_detected_for = parent;
   }
-  return setup;
+  return g_setup;
+}
+
+void disable_cgroups(const std::string& problem) {
+  auto none = std::make_shared<CgroupSetup>();
+  none->problem = problem;
+  std::lock_guard lock(g_setup_mutex);
+  if (g_setup && g_setup->version == Version::none) return;
+  g_setup = none;  // until the parent name changes
 }
 
 std::unique_ptr<JobCgroup> JobCgroup::create(int64_t memory_bytes, int max_processes, std::string& problem) {

@@ -34,6 +34,9 @@ struct CgroupSetup {
 
 // Detects (once per parent name, thread-safe) and returns the set-up (set_cgroup_parent()).
 std::shared_ptr<const CgroupSetup> cgroup_setup();
+// Cgroups were detected but a process could not be moved into one (a delegation boundary, say):
+// stop using them until the parent name changes.
+void disable_cgroups(const std::string& problem);
 
 class JobCgroup {
  public:

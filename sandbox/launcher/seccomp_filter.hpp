@@ -1,15 +1,16 @@
 #pragma once
 // The seccomp filter given to bwrap (--seccomp FD). bwrap installs it just before it execs the
-// command, so bwrap's own setup is unaffected. Everything is allowed except the syscalls below,
-// which fail with EPERM:
-//   ptrace, process_vm_readv/writev            (inspecting other processes)
-//   mount, umount2, pivot_root, chroot, the new mount API (fsopen, fsmount, move_mount, ...)
-//   unshare, setns                              (namespaces; --disable-userns covers clone)
-//   bpf, perf_event_open, userfaultfd, io_uring_setup/enter/register
-//   keyctl, add_key, request_key, kexec_load, kexec_file_load, init/finit/delete_module,
-//   open_by_handle_at
-//   socket with a domain other than AF_UNIX     (the network namespace is empty anyway)
+// command, so bwrap's own setup is unaffected. Everything is allowed (compilers, NVRTC and the
+// CUDA driver need ioctl, PROT_EXEC mappings, threads) except:
+//   killed (SECCOMP_RET_KILL_PROCESS: SIGSYS, verdict sandbox_violation; kernel_log.hpp names it):
+//     ptrace, process_vm_readv/writev; mount, umount2, pivot_root and the new mount API (fsopen,
+//     fsconfig, fsmount, fspick, move_mount, open_tree, mount_setattr); unshare, setns; bpf,
+//     perf_event_open, userfaultfd; keyctl, add_key, request_key; kexec_load, kexec_file_load;
+//     init/finit/delete_module; open_by_handle_at — only an attack calls these
+//   refused with EPERM (libraries probe them and fall back):
+//     io_uring_setup/enter/register, chroot, socket() with a domain other than AF_UNIX
 // Syscalls of other ABIs (i386 int 0x80, x32) kill the process (libseccomp's bad-arch default).
+// docs/security.md explains the choice.
 #include <string>
 
 #include "util/error.hpp"

@@ -294,6 +294,10 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
     if (kmsg_fd >= 0) close(kmsg_fd);
+    if (msg[0] == k_cgroup) {  // detected, but not usable: fall back to rlimits, once and for all
+      detail::disable_cgroups("cannot move a process into a job cgroup: " + errno_text(msg[1]));
+      return spawn(request);
+    }
     std::string what = msg[0] == k_exec ? "cannot execute " + req.bwrap.string() : stage_name(msg[0]);
     return util::fail(k_where, what + ": " + errno_text(msg[1]));
   }

@@ -20,7 +20,8 @@
 // kwb-gpu-runner (cuda form, docs/cuda.md) speaks the same protocol on the same arena: one device
 // allocation mirrors the whole arena; `call` and `time` copy it to the device first and back at
 // the end; "ns" are CUDA-event times. Its load differs and it adds commands:
-//   {"op":"device"}    -> {"ok":true,"present":false,"reason":"no CUDA device: ..."} or the
+//   {"op":"device"[,"driver":"/kwb/driver/libcuda.so.1"]}   (first; "driver" only for KWB_CUDA_DRIVER)
+//                      -> {"ok":true,"present":false,"reason":"no CUDA device: ..."} or the
 //                         identity: name, cc_major/minor, sms, l2_bytes, driver, pci_bus_id, ...
 //   {"op":"load","cubin":"/job/config-0.cubin",
 //    "kernels":[{"name":"k","args":[["tensor",0],["param",1],["workspace",0]]}...]}

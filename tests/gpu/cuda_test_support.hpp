@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -136,6 +137,10 @@ inline std::vector<Shipped> shipped_cuda_kernels() {
   std::sort(out.begin(), out.end(), [](const Shipped& a, const Shipped& b) { return a.source < b.source; });
   return out;
 }
+
+// gtest prints parameters with these (instead of their bytes).
+inline void PrintTo(const Case& c, std::ostream* os) { *os << std::filesystem::path(c.file).filename().string(); }
+inline void PrintTo(const Shipped& k, std::ostream* os) { *os << std::filesystem::path(k.source).filename().string(); }
 
 inline std::string test_name(std::string n) {
   for (auto& c : n)

@@ -38,6 +38,9 @@ struct Case {
   bool needs_cgroup = false;
 };
 
+// gtest prints a parameter in test names and failures; the case's name says it all.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 // Everything the cases are run against, made once per test process.
 struct World {
   fs::path workspace, scratch, victim, sockets;
@@ -47,6 +50,14 @@ struct World {
   std::vector<int> listeners;  // non-blocking: accept() must keep failing with EAGAIN
   bool cgroups = false;
   std::string cgroup_detail;
+
+  ~World() {  // at exit: nothing of the test stays in /tmp
+    for (int fd : listeners)
+      if (fd >= 0) close(fd);
+    std::error_code ec;
+    for (const auto& dir : {workspace, scratch, victim, sockets})
+      if (!dir.empty()) fs::remove_all(dir, ec);
+  }
 };
 
 int listen_tcp(int family, int port) {

@@ -84,6 +84,12 @@ std::string cache_key(const Request& req) {
   k += '\0';
   for (const auto& n : req.kernel_names) k += n + ',';
   k += '\0';
+  for (const auto& l : req.launches) {
+    k += l.kernel + '@' + std::to_string(l.line) + '(';
+    for (const auto& a : l.args) k += std::to_string(int(a.kind)) + ':' + std::to_string(a.index) + ',';
+    k += ')';
+  }
+  k += '\0';
   for (const auto& d : detail::defines_of(req.flags)) k += d + '\x1f';
   k += '\0' + req.display_name + '\0' + req.source;
   return util::sha256_hex(k);
@@ -98,6 +104,12 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }
 
 }  // namespace
+
+std::vector<KernelLaunch> launches_of(const core::LaunchPlan& plan) {
+  std::vector<KernelLaunch> out;
+  for (const auto& l : plan.launches) out.push_back(KernelLaunch{l.kernel, l.args, l.line});
+  return out;
+}
 
 bool Report::has_errors() const { return first_error() != nullptr; }
 

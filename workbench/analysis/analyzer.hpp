@@ -11,10 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "core/launch_plan.hpp"
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
 
 namespace kwb::analysis {
+
+// cuda: one launch of the candidate's launch plan (core::Launch): the kernel and its arguments.
+struct KernelLaunch {
+  std::string kernel;
+  std::vector<core::LaunchArg> args;  // tensors by spec index, params by spec index, workspace
+  int line = 0;                       // of the `// kwb:launch` comment
+};
+
+// The launches of a bound launch plan (spec::bind_launch_plan), as a Request takes them.
+std::vector<KernelLaunch> launches_of(const core::LaunchPlan& plan);
 
 struct Request {
   const core::Spec& spec;
@@ -28,6 +39,13 @@ struct Request {
   // The candidate's extra compiler flags: -D/-U are applied so that the analyzer sees the code the
   // compiler sees; other flags are ignored here (the build stage checks them).
   std::vector<std::string> flags;
+  // cuda: the launch plan's launches; each kernel's parameters must take its arguments (tensor:
+  // pointer to the variant's element type, const for inputs; param: 64-bit integer; workspace:
+  // any pointer). Kernels named here need not be repeated in kernel_names.
+  std::vector<KernelLaunch> launches = {};
+  // Longest the analysis may take (0: the configured default, 30 s); past it the source gets a
+  // `parse` error and Report::timed_out.
+  int timeout_ms = 0;
 };
 
 struct Report {
@@ -36,6 +54,7 @@ struct Report {
   std::vector<core::Diagnostic> findings;  // each with `rule` set; parse errors have rule "parse"
   double ms = 0;       // wall time of this call
   bool cached = false;  // served from the in-memory cache
+  bool timed_out = false;  // the analyzer was stopped at the timeout (never cached)
 
   bool has_errors() const;
   // The finding that decides the verdict: the first parse error (the source is not valid for the

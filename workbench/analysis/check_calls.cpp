@@ -17,7 +17,7 @@ struct Group {
   bool launcher_only = false;
 };
 
-const Group k_process{"process", "starts or controls processes or signals"};
+const Group k_process{"process", "starts or controls processes, signals or the system"};
 const Group k_file{"file", "does file or descriptor I/O (the runner's channels are descriptors too)"};
 const Group k_network{"network", "uses the network"};
 const Group k_environment{"environment", "reads or changes the environment"};
@@ -43,7 +43,9 @@ const std::map<std::string, Forbidden, std::less<>>& table() {
                     "execlp", "execle", "fexecve", "system", "popen", "posix_spawn", "posix_spawnp", "kill", "killpg",
                     "tkill", "tgkill", "pthread_kill", "ptrace", "prctl", "syscall", "signal", "sigaction", "sigset",
                     "setitimer", "alarm", "setrlimit", "prlimit", "prlimit64", "daemon", "setuid", "setgid",
-                    "seteuid", "setegid", "chroot", "unshare", "setns"});
+                    "seteuid", "setegid", "chroot", "unshare", "setns", "mount", "umount", "umount2",
+                    "pivot_root", "swapon", "swapoff", "reboot", "sethostname", "setdomainname", "personality",
+                    "init_module", "finit_module", "delete_module", "kexec_load", "add_key", "request_key", "keyctl"});
     add(k_file, {"open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen",
                  "freopen64", "fdopen", "opendir", "fdopendir", "tmpfile", "tmpfile64", "mkstemp", "mkostemp",
                  "mkdtemp", "read", "write", "pread", "pwrite", "pread64", "pwrite64", "readv", "writev", "preadv",

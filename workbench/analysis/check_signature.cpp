@@ -1,6 +1,9 @@
 // entry-signature: the entry point (or the launch plan's kernels) against the spec.
 #include <fmt/format.h>
 
+#include <optional>
+#include <set>
+
 #include "analysis/checks.hpp"
 
 namespace kwb::analysis {
@@ -21,7 +24,7 @@ std::string c_type_name(core::DType t, bool cuda) {
 
 namespace {
 
-enum class ParamKind { tensor, scalar, stream };
+enum class ParamKind { tensor, scalar, stream, workspace };
 
 struct ExpectedParam {
   ParamKind kind;
@@ -30,6 +33,7 @@ struct ExpectedParam {
   bool is_const = false;
   std::string text() const {
     if (kind == ParamKind::stream) return "cudaStream_t " + name;
+    if (kind == ParamKind::workspace) return "void* " + name;
     if (kind == ParamKind::scalar) return "int64_t " + name;
     return (is_const ? "const " : "") + c_type + "* " + name;
   }
@@ -72,8 +76,15 @@ class SignatureCheck {
 
   void run() {
     const auto& req = m_ctx.req;
-    if (req.backend == "cuda" && !req.kernel_names.empty()) {
-      for (const auto& name : req.kernel_names) check_kernel_exists(name);
+    if (req.backend == "cuda" && (!req.kernel_names.empty() || !req.launches.empty())) {
+      std::set<std::string> seen;
+      for (const auto& launch : req.launches) {
+        bool first = seen.insert(launch.kernel).second;
+        auto def = check_kernel_exists(launch.kernel, first);
+        if (def) check_launch(launch, *def);
+      }
+      for (const auto& name : req.kernel_names)
+        if (seen.insert(name).second) check_kernel_exists(name, true);
       return;
     }
     check_entry(req.variant.entry, req.backend == "cuda");
@@ -111,6 +122,7 @@ class SignatureCheck {
     // NVRTC has no <cstdint>: CUDA kernels may spell int64_t as long long (the same 64-bit type).
     if (e.kind == ParamKind::scalar) return c.kind == CXType_Long || (m_ctx.cuda && c.kind == CXType_LongLong) ? "" : got;
     if (c.kind != CXType_Pointer) return got;
+    if (e.kind == ParamKind::workspace) return "";  // scratch memory: any pointer type
     CXType pointee = m_cx.getPointeeType(c);
     if (e.kind == ParamKind::stream) return m_ast.canonical_name(pointee) == "CUstream_st" ? "" : got;
     bool is_const = m_cx.isConstQualifiedType(pointee) != 0;
@@ -184,30 +196,67 @@ class SignatureCheck {
                              expected, actual));
   }
 
-  void check_kernel_exists(const std::string& name) {
+  // The kernel's definition when it is an extern "C" __global__ function; else reports why not
+  // (once per kernel: `report_problems`).
+  std::optional<CXCursor> check_kernel_exists(const std::string& name, bool report_problems) {
     auto decls = declarations(name);
     std::string kernels;
     for (size_t i = 0; i < m_ast.nodes.size(); ++i)
       if (m_ast.nodes[i].kind == CXCursor_FunctionDecl && m_ast.has_attr(m_ast.nodes[i].cursor, CXCursor_CUDAGlobalAttr))
         kernels += (kernels.empty() ? "" : ", ") + m_ast.spelling(m_ast.nodes[i].cursor);
+    std::optional<std::pair<Position, std::string>> problem;
+    CXCursor def{};
     if (decls.empty()) {
-      report(file_only(), fmt::format("kernel '{}' named by the launch plan not found (__global__ kernels here: {})",
-                                      name, kernels.empty() ? "none" : kernels));
-      return;
+      problem.emplace(file_only(), fmt::format("kernel '{}' named by the launch plan not found (__global__ kernels "
+                                               "here: {})",
+                                               name, kernels.empty() ? "none" : kernels));
+    } else if (def = m_cx.getCursorDefinition(m_ast.nodes[decls.front()].cursor); m_ast.is_null(def)) {
+      problem.emplace(m_ast.position(m_ast.nodes[decls.front()].cursor),
+                      fmt::format("kernel '{}' is declared but not defined", name));
+    } else if (!m_ast.has_attr(def, CXCursor_CUDAGlobalAttr)) {
+      problem.emplace(m_ast.position(def), fmt::format("'{}' must be an extern \"C\" __global__ kernel; actual: {}",
+                                                       name, actual_text(def)));
+    } else if (!c_linkage(def)) {
+      problem.emplace(m_ast.position(def), fmt::format("kernel '{}' has C++ linkage, so its symbol is mangled; "
+                                                       "declare it extern \"C\"; actual: {}",
+                                                       name, actual_text(def)));
     }
-    CXCursor def = m_cx.getCursorDefinition(m_ast.nodes[decls.front()].cursor);
-    if (m_ast.is_null(def)) {
-      report(m_ast.position(m_ast.nodes[decls.front()].cursor),
-             fmt::format("kernel '{}' is declared but not defined", name));
-      return;
+    if (!problem) return def;
+    if (report_problems) report(problem->first, problem->second);
+    return std::nullopt;
+  }
+
+  // The kernel's parameters take the launch's arguments, in order.
+  void check_launch(const KernelLaunch& launch, CXCursor def) {
+    std::vector<ExpectedParam> params;
+    for (const auto& a : launch.args) {
+      if (a.kind == core::LaunchArg::Kind::tensor && a.index >= 0 && size_t(a.index) < m_ctx.req.spec.tensors.size()) {
+        const auto& t = m_ctx.req.spec.tensors[size_t(a.index)];
+        auto dt = m_ctx.req.variant.dtypes.find(t.name);
+        params.push_back({ParamKind::tensor, t.name, dt == m_ctx.req.variant.dtypes.end() ? "?" : c_type_name(dt->second, true),
+                          t.role == core::Role::in});
+      } else if (a.kind == core::LaunchArg::Kind::param) {
+        params.push_back({ParamKind::scalar, a.name, "int64_t"});
+      } else {
+        params.push_back({ParamKind::workspace, a.name.empty() ? "workspace" : a.name, "void"});
+      }
     }
-    if (!m_ast.has_attr(def, CXCursor_CUDAGlobalAttr))
-      report(m_ast.position(def), fmt::format("'{}' must be an extern \"C\" __global__ kernel; actual: {}", name,
-                                              actual_text(def)));
-    else if (!c_linkage(def))
-      report(m_ast.position(def), fmt::format("kernel '{}' has C++ linkage, so its symbol is mangled; declare it "
-                                              "extern \"C\"; actual: {}",
-                                              name, actual_text(def)));
+    std::string expected = expected_text(launch.kernel, params, true);
+    std::string why;
+    int n = m_cx.Cursor_getNumArguments(def);
+    if (n != int(params.size())) why = fmt::format("{} parameters for {} arguments", n, params.size());
+    for (int i = 0; why.empty() && i < n; ++i) {
+      CXCursor p = m_cx.Cursor_getArgument(def, unsigned(i));
+      std::string got = param_mismatch(m_cx.getCursorType(p), params[size_t(i)]);
+      if (!got.empty())
+        why = fmt::format("parameter {} for argument '{}': expected {}, got {}", i + 1, params[size_t(i)].name,
+                          params[size_t(i)].text().substr(0, params[size_t(i)].text().rfind(' ')), got);
+    }
+    if (!why.empty())
+      report(m_ast.position(def),
+             fmt::format("kernel '{}' does not take the arguments of the launch{} ({}); expected: {}; actual: {}",
+                         launch.kernel, launch.line > 0 ? fmt::format(" at line {}", launch.line) : "", why,
+                         expected, actual_text(def)));
   }
 
   const Context& m_ctx;

@@ -45,6 +45,21 @@ util::Result<std::string> unbase64(std::string_view in) {
   return out;
 }
 
+json launches_to_json(const std::vector<KernelLaunch>& launches) {
+  json out = json::array();
+  for (const auto& l : launches) {
+    json args = json::array();
+    for (const auto& a : l.args)
+      args.push_back({{"kind", a.kind == core::LaunchArg::Kind::tensor  ? "tensor"
+                               : a.kind == core::LaunchArg::Kind::param ? "param"
+                                                                        : "workspace"},
+                      {"name", a.name},
+                      {"index", a.index}});
+    out.push_back({{"kernel", l.kernel}, {"args", args}, {"line", l.line}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json request_to_json(const Request& r) {
@@ -58,7 +73,8 @@ json request_to_json(const Request& r) {
           {"source_base64", base64(r.source)},
           {"display_name", r.display_name},
           {"kernel_names", r.kernel_names},
-          {"flags", r.flags}};
+          {"flags", r.flags},
+          {"launches", launches_to_json(r.launches)}};
 }
 
 util::Result<OwnedRequest> request_from_json(const json& j) {
@@ -90,6 +106,20 @@ util::Result<OwnedRequest> request_from_json(const json& j) {
     r.display_name = j.at("display_name").get<std::string>();
     r.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
     r.flags = j.at("flags").get<std::vector<std::string>>();
+    for (const auto& l : j.at("launches")) {
+      KernelLaunch launch{l.at("kernel").get<std::string>(), {}, l.at("line").get<int>()};
+      for (const auto& a : l.at("args")) {
+        std::string kind = a.at("kind").get<std::string>();
+        core::LaunchArg arg;
+        arg.kind = kind == "tensor" ? core::LaunchArg::Kind::tensor
+                   : kind == "param" ? core::LaunchArg::Kind::param
+                                     : core::LaunchArg::Kind::workspace;
+        arg.name = a.at("name").get<std::string>();
+        arg.index = a.at("index").get<int>();
+        launch.args.push_back(arg);
+      }
+      r.launches.push_back(std::move(launch));
+    }
     return r;
   } catch (const json::exception& e) {
     return util::fail("analysis request", e.what());

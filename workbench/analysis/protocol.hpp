@@ -16,8 +16,11 @@ struct OwnedRequest {
   core::Variant variant;
   std::string backend, source, display_name;
   std::vector<std::string> kernel_names, flags;
+  std::vector<KernelLaunch> launches;
 
-  Request view() const { return Request{spec, variant, backend, source, display_name, kernel_names, flags}; }
+  Request view() const {
+    return Request{spec, variant, backend, source, display_name, kernel_names, flags, launches};
+  }
 };
 
 nlohmann::json request_to_json(const Request& r);

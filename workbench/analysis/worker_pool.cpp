@@ -231,7 +231,8 @@ Report WorkerPool::run(const Request& request, const WorkerConfig& config, bool&
   }
   nlohmann::json msg = {{"kind", "analyze"}, {"request", request_to_json(request)}};
   std::string line = msg.dump() + "\n";
-  auto ex = exchange(**w, line, config.timeout);
+  auto timeout = request.timeout_ms > 0 ? std::chrono::milliseconds(request.timeout_ms) : config.timeout;
+  auto ex = exchange(**w, line, timeout);
   if (ex.result == Exchange::Result::crashed) {
     // Blame the source only if a fresh worker crashes on it too.
     w = take(config);
@@ -240,7 +241,7 @@ Report WorkerPool::run(const Request& request, const WorkerConfig& config, bool&
       cacheable = false;
       return r;
     }
-    ex = exchange(**w, line, config.timeout);
+    ex = exchange(**w, line, timeout);
   }
   struct { std::string file; } at{request.display_name};
   switch (ex.result) {
@@ -259,11 +260,12 @@ Report WorkerPool::run(const Request& request, const WorkerConfig& config, bool&
     case Exchange::Result::timed_out:
       cacheable = false;
       r.available = true;
+      r.timed_out = true;
       r.findings.push_back(core::Diagnostic{
           at.file, 0, 0, "error",
           fmt::format("the analyzer did not finish within {} s on this source (deep template or constexpr "
                       "recursion, or a preprocessor expansion bomb?); simplify the code",
-                      config.timeout.count() / 1000.0),
+                      timeout.count() / 1000.0),
           "parse"});
       return r;
     case Exchange::Result::crashed:

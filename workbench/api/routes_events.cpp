@@ -96,11 +96,15 @@ void add_event_routes(httplib::Server& svr, ApiContext& ctx) {
         sink.done();
         return true;
       }
-      if (got->empty()) {  // nothing new: a finished candidate's stream ends here
-        store::CandidateRepository candidates(ctx.db);
-        auto rec = candidates.find(id);
-        if (rec && *rec && ((*rec)->state == "done" || (*rec)->state == "cancelled") &&
-            ctx.hub.version(id) == seen) {
+      if (got->empty()) {
+        // Nothing new. A client resuming after the terminal event (Last-Event-ID) ends here; a
+        // candidate whose row is already final but whose last events are still being appended
+        // is not over yet (the verdict is committed before its events).
+        auto all = events.after(id, 0);
+        bool terminal_seen = false;
+        if (all)
+          for (const auto& e : *all) terminal_seen = terminal_seen || (terminal_event(e) && e.id <= state->last_id);
+        if (terminal_seen) {
           sink.done();
           return true;
         }

@@ -89,9 +89,15 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     cuda.gpu_arch = a.gpu_arch;
     cuda.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
     if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) cuda.driver = driver;
-    auto device = eval::cuda_device(*db, {cuda.gpu_runner, opt.bwrap, workspace, 120000, cuda.driver});
+    // One runner session finds (and on first use calibrates) the GPU, then runs the evaluation.
+    auto session = eval::start_gpu_session(
+        {cuda.gpu_runner, opt.bwrap, workspace / "jobs", opt.run_timeout_ms, cuda.driver, opt.keep_job});
+    if (!session) return usage_error(session.error().what());
+    auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
     eval::CudaEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, cuda, *device);
+    if (device->present) evaluation.adopt_session(std::move(*session));
+    else session->reset();
     verdict = eval::run_to_verdict(evaluation);
   } else {
     auto device = eval::cpu_device(*db);

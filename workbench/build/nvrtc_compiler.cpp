@@ -60,7 +60,7 @@ util::Result<std::unique_ptr<NvrtcWorker>> NvrtcCompiler::take() {
       if (w->alive() && w->requests() < m_opt.max_requests_per_worker) return w;
     }
   }
-  return NvrtcWorker::start({m_opt.worker, m_opt.bwrap, m_opt.scratch_parent});
+  return NvrtcWorker::start({m_opt.worker, m_opt.bwrap, m_opt.scratch_parent, m_opt.cuda_include.parent_path()});
 }
 
 void NvrtcCompiler::give(std::unique_ptr<NvrtcWorker> w) {

@@ -44,6 +44,8 @@ util::Result<std::unique_ptr<NvrtcWorker>> NvrtcWorker::start(const NvrtcWorkerC
   req.bwrap = cfg.bwrap;
   req.job_dir = *scratch;
   req.binds.push_back({cfg.worker, "/kwb/kwb-nvrtc-worker", false});
+  if (auto real = std::filesystem::canonical(cfg.toolkit, ec); !ec && !real.string().starts_with("/usr/"))
+    req.binds.push_back({real, real.string(), false});
   req.profile = sandbox::compile_profile();
   req.profile.wall = std::chrono::hours(24);  // warm: every request has its own deadline
   req.profile.cpu_seconds = 3600;             // over the worker's life; NvrtcCompiler recycles it

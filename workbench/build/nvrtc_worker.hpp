@@ -21,6 +21,9 @@ struct NvrtcWorkerConfig {
   std::filesystem::path worker;       // host path of kwb-nvrtc-worker
   std::filesystem::path bwrap = "/usr/bin/bwrap";
   std::filesystem::path scratch_parent;  // an empty job folder for the sandbox is made here
+  // The CUDA toolkit (libnvrtc, headers). Under /usr it is already visible in the sandbox; a
+  // toolkit elsewhere (or a /usr/local/cuda symlink pointing elsewhere) is bound read-only.
+  std::filesystem::path toolkit = "/usr/local/cuda";
 };
 
 struct NvrtcReply {

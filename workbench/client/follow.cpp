@@ -1,15 +1,36 @@
 #include "client/follow.hpp"
 
+#include <chrono>
+#include <optional>
+#include <thread>
+
 #include "client/sse.hpp"
 
 namespace kwb::client {
 
 bool terminal_state(const std::string& state) { return state == "done" || state == "cancelled"; }
 
-ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s) {
+ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s,
+                                         const std::function<void(const std::string&)>& on_note) {
+  // A daemon restart (crash recovery resumes the candidate) looks like a refused connection for
+  // a few seconds: keep trying for k_reconnect before giving up.
+  constexpr auto k_reconnect = std::chrono::seconds(30);
+  std::optional<std::chrono::steady_clock::time_point> down_since;
   while (true) {
     auto r = api.get("/v1/candidates/" + id + "?wait=" + std::to_string(wait_s));
+    if (!r && r.error().status == 0) {
+      auto now = std::chrono::steady_clock::now();
+      if (!down_since) {
+        down_since = now;
+        if (on_note) on_note(r.error().message + "; retrying for " + std::to_string(k_reconnect.count()) + " s");
+      }
+      if (now - *down_since < k_reconnect) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        continue;
+      }
+    }
     if (!r) return std::unexpected(r.error());
+    down_since.reset();
     if (!r->body.is_object())
       return std::unexpected(ApiError{r->status, "bad_response", "GET /v1/candidates/" + id + ": not a JSON object"});
     if (terminal_state(r->body.value("state", std::string()))) return r->body;
@@ -32,13 +53,16 @@ ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id
       parser.feed(chunk, on_sse);
       return !terminal;
     });
+    // An HTTP error (404, 401, ...) is final; a broken connection falls back to the long-poll,
+    // which reports the daemon unreachable if it is.
     if (!streamed) {
-      if (streamed.error().type != "stream_dropped") return std::unexpected(streamed.error());
-      if (opt.on_note) opt.on_note("event stream dropped (" + streamed.error().message + "); long-polling instead");
+      if (streamed.error().status != 0) return std::unexpected(streamed.error());
+      if (streamed.error().type == "stream_dropped" && opt.on_note)
+        opt.on_note("event stream dropped (" + streamed.error().message + "); long-polling instead");
     }
   }
   // The stream ends at the terminal state (or dropped): the long-poll returns the final record.
-  return wait_candidate(api, id, opt.long_poll_s);
+  return wait_candidate(api, id, opt.long_poll_s, opt.on_note);
 }
 
 }  // namespace kwb::client

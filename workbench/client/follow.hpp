@@ -32,7 +32,9 @@ bool terminal_state(const std::string& state);
 // Returns the candidate JSON (with "verdict" once done) in its terminal state.
 ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id, const FollowOptions& opt);
 
-// Long-polls GET /v1/candidates/{id}?wait=S until the candidate is terminal.
-ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s);
+// Long-polls GET /v1/candidates/{id}?wait=S until the candidate is terminal. While the daemon
+// is unreachable (a restart) it retries for 30 s, telling on_note once.
+ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s,
+                                         const std::function<void(const std::string&)>& on_note = {});
 
 }  // namespace kwb::client

@@ -77,8 +77,9 @@ bool CpuEvaluation::analyze() {
   m_verdict.variant = m_variant->name;
   if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
   analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
-  auto report = analysis::analyze(analysis::Request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name,
-                                                    {}, m_cand.flags});
+  analysis::Request request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags};
+  request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
+  auto report = analysis::analyze(request);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
   if (!report.available) {
     m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
@@ -88,7 +89,9 @@ bool CpuEvaluation::analyze() {
   } else {
     m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
     if (const core::Diagnostic* e = report.first_error())
-      return fail(e->rule == "parse" ? core::Status::compile_error : core::Status::rejected,
+      return fail(report.timed_out       ? core::Status::time_limit
+                  : e->rule == "parse" ? core::Status::compile_error
+                                       : core::Status::rejected,
                   analysis::format_finding(*e));
   }
   emit(Stage::analyze, true,

@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "eval/arena.hpp"
-#include "eval/runner_client.hpp"
 #include "store/device_repository.hpp"
-#include "util/fs.hpp"
 
 namespace kwb::eval {
 
@@ -45,66 +42,19 @@ void fill_data_sheet(CudaDevice& d) {
     }
 }
 
-RunnerConfig gpu_runner_config(const std::filesystem::path& runner, const std::filesystem::path& bwrap,
-                               const std::filesystem::path& job, int timeout_ms, const std::filesystem::path& driver) {
-  RunnerConfig cfg{runner, bwrap, job, 1, timeout_ms, 0};
-  cfg.gpu = true;
-  cfg.cpu_seconds = 3600;
-  if (!driver.empty()) cfg.binds.push_back({driver.parent_path(), "/kwb/driver"});
-  return cfg;
-}
-
-nlohmann::json device_command(const std::filesystem::path& driver) {
-  nlohmann::json cmd = {{"op", "device"}};
-  if (!driver.empty()) cmd["driver"] = "/kwb/driver/" + driver.filename().string();
-  return cmd;
-}
-
 namespace {
-
-// Starts kwb-gpu-runner in the GPU sandbox with an empty arena.
-struct Probe {
-  std::filesystem::path job;
-  std::optional<SharedArena> arena;
-  std::unique_ptr<RunnerSession> runner;
-  ~Probe() {
-    if (runner) runner->finish();
-    runner.reset();
-    std::error_code ec;
-    if (!job.empty()) std::filesystem::remove_all(job, ec);
-  }
-};
-
-util::Result<void> start_probe(Probe& p, const CudaDeviceOptions& opt) {
-  std::error_code ec;
-  if (!std::filesystem::exists(opt.gpu_runner, ec))
-    return util::fail("cuda", "kwb-gpu-runner not found at " + opt.gpu_runner.string() +
-                                  " (it is built only where the CUDA toolkit is found)");
-  auto job = util::make_unique_dir(opt.workspace / "jobs", "gpu-probe-");
-  if (!job) return std::unexpected(job.error());
-  p.job = *job;
-  auto arena = SharedArena::create();
-  if (!arena) return std::unexpected(arena.error());
-  p.arena.emplace(std::move(*arena));
-  auto runner = RunnerSession::start(gpu_runner_config(opt.gpu_runner, opt.bwrap, p.job, opt.timeout_ms, opt.driver),
-                                     *p.arena);
-  if (!runner) return std::unexpected(runner.error());
-  p.runner = std::move(*runner);
-  return {};
-}
-
+constexpr int k_calibration_timeout_ms = 180000;
 }  // namespace
 
-util::Result<CudaDevice> cuda_device(store::Database& db, const CudaDeviceOptions& opt, bool force) {
+util::Result<CudaDevice> cuda_device(store::Database& db, const GpuSessionOptions& opt, bool force) {
+  auto session = start_gpu_session(opt);
+  if (!session) return std::unexpected(session.error());
+  return cuda_device(db, **session, force);
+}
+
+util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, bool force) {
   CudaDevice d;
-  Probe probe;
-  if (auto r = start_probe(probe, opt); !r) return std::unexpected(r.error());
-  auto info = probe.runner->command(device_command(opt.driver), opt.timeout_ms, "device discovery");
-  if (!info) {
-    d.reason = "no CUDA device: the GPU runner failed during discovery: " + info.error().reason;
-    return d;
-  }
-  const auto& j = *info;
+  const auto& j = session.device;
   if (!j.value("present", false)) {
     d.reason = j.value("reason", std::string("no CUDA device"));
     return d;
@@ -133,7 +83,7 @@ util::Result<CudaDevice> cuda_device(store::Database& db, const CudaDeviceOption
       return d;
     }
   }
-  auto cal = probe.runner->command({{"op", "calibrate"}}, opt.timeout_ms, "calibration");
+  auto cal = session.runner->command({{"op", "calibrate"}}, k_calibration_timeout_ms, "calibration");
   if (!cal) return util::fail("cuda", "calibration of " + d.name + " failed: " + cal.error().reason);
   d.copy_bytes_per_s = cal->value("copy_bytes_per_s", 0.0);
   d.fma_flops_per_s = cal->value("fma_flops_per_s", 0.0);

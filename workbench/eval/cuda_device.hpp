@@ -7,9 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "eval/runner_client.hpp"
+#include "eval/cuda_session.hpp"
 #include "store/database.hpp"
 #include "util/error.hpp"
 
@@ -38,26 +36,14 @@ struct CudaDevice {
   std::string describe() const;
 };
 
-struct CudaDeviceOptions {
-  std::filesystem::path gpu_runner;  // kwb-gpu-runner
-  std::filesystem::path bwrap = "/usr/bin/bwrap";
-  std::filesystem::path workspace;   // a job folder for the probe is made under jobs/
-  int timeout_ms = 120000;           // start-up and calibration
-  std::filesystem::path driver;      // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
-};
-
-// A kwb-gpu-runner session's configuration: GPU pass-through, a CPU-time limit for long
-// sessions (the runner sleeps while kernels run), and `driver`'s folder bound read-only.
-RunnerConfig gpu_runner_config(const std::filesystem::path& runner, const std::filesystem::path& bwrap,
-                               const std::filesystem::path& job, int timeout_ms, const std::filesystem::path& driver);
-// The `device` command every session starts with (it names the driver library inside the sandbox).
-nlohmann::json device_command(const std::filesystem::path& driver);
+// Reads the device from a started session's `device` reply and loads its calibration, measuring
+// and storing it when missing (or `force`). No GPU is not an error: the device comes back with
+// present = false and a reason.
+util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, bool force = false);
+// The same with a session of its own, closed afterwards (what a daemon does at start-up).
+util::Result<CudaDevice> cuda_device(store::Database& db, const GpuSessionOptions& opt, bool force = false);
 
 // Data-sheet peaks by model name (H200, H100 SXM, ...): bytes/s, f32 flops, dense bf16 tensor flops.
 void fill_data_sheet(CudaDevice& d);
-
-// Probes the first GPU and loads its calibration, measuring and storing it when missing (or
-// `force`). No GPU is not an error: the device comes back with present = false and a reason.
-util::Result<CudaDevice> cuda_device(store::Database& db, const CudaDeviceOptions& opt, bool force = false);
 
 }  // namespace kwb::eval

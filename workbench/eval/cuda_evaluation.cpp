@@ -61,12 +61,7 @@ CudaEvaluation::CudaEvaluation(const core::Spec& spec, core::ReferenceFn referen
   m_verdict.device = m_device.describe();
 }
 
-CudaEvaluation::~CudaEvaluation() {
-  if (m_runner) m_runner->finish();
-  m_runner.reset();
-  std::error_code ec;
-  if (!m_job.empty() && !m_opt.keep_job) std::filesystem::remove_all(m_job, ec);
-}
+CudaEvaluation::~CudaEvaluation() = default;
 
 void CudaEvaluation::emit(Stage s, bool finished, std::string detail) {
   if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
@@ -147,9 +142,6 @@ bool CudaEvaluation::compile() {
     o.max_workers = std::max(1, m_cuda.compile_workers);
     m_compiler = std::make_shared<build::NvrtcCompiler>(std::move(o));
   }
-  auto job = util::make_unique_dir(m_opt.workspace / "jobs", "job-");
-  if (!job) return fail(core::Status::error, job.error().what());
-  m_job = *job;
   std::vector<build::CudaCompileRequest> reqs;
   for (const auto& c : m_configs)
     reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
@@ -172,9 +164,7 @@ bool CudaEvaluation::compile() {
     }
     if (i == 0)
       for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
-    std::string name = fmt::format("config-{}.cubin", i);
-    if (auto w = util::write_file_atomic(m_job / name, r.cubin); !w) return fail(core::Status::error, w.error().what());
-    m_cubins.push_back("/job/" + name);
+    m_cubin_data.push_back(std::move(r.cubin));
   }
   m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
   m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"

@@ -13,6 +13,7 @@
 #include "core/launch_plan.hpp"
 #include "eval/arena.hpp"
 #include "eval/cuda_device.hpp"
+#include "eval/cuda_session.hpp"
 #include "eval/evaluation.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
@@ -45,6 +46,9 @@ class CudaEvaluation : public Evaluation {
   std::string device_key() const override { return m_device.present ? m_device.key : "cuda:none"; }
 
   const core::LaunchPlan& plan() const { return m_plan; }
+  // Uses an already started runner session (from device discovery, or pre-started by the
+  // daemon) instead of starting one in validate().
+  void adopt_session(std::unique_ptr<GpuSession> session) { m_session = std::move(session); }
 
  private:
   bool fail(core::Status s, std::string reason);
@@ -68,11 +72,12 @@ class CudaEvaluation : public Evaluation {
   const core::Variant* m_variant = nullptr;
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
-  std::vector<std::string> m_cubins;  // per config, path inside the sandbox
-  std::optional<size_t> m_loaded;     // config whose module the runner holds
-  std::filesystem::path m_job;
-  std::optional<SharedArena> m_arena;
-  std::unique_ptr<RunnerSession> m_runner;
+  std::vector<std::string> m_cubin_data;  // per config, from compile()
+  std::vector<std::string> m_cubins;      // per config, path inside the sandbox
+  std::optional<size_t> m_loaded;         // config whose module the runner holds
+  std::unique_ptr<GpuSession> m_session;
+  SharedArena* m_arena = nullptr;         // the session's
+  RunnerSession* m_runner = nullptr;      // the session's
   SeedSource m_seeds;
   core::Verdict m_verdict;
   bool m_decided = false;

@@ -8,6 +8,7 @@
 #include "eval/cuda_evaluation.hpp"
 #include "spec/expr.hpp"
 #include "spec/launch_plan.hpp"
+#include "util/fs.hpp"
 
 namespace kwb::eval {
 
@@ -37,17 +38,22 @@ size_t output_elements(const WorkloadHarness& h) {
 }  // namespace
 
 bool CudaEvaluation::start_runner() {
-  auto arena = SharedArena::create();
-  if (!arena) return fail(core::Status::error, arena.error().what());
-  m_arena.emplace(std::move(*arena));
-  auto cfg = gpu_runner_config(m_cuda.gpu_runner, m_opt.bwrap, m_job, m_opt.run_timeout_ms, m_cuda.driver);
-  auto runner = RunnerSession::start(cfg, *m_arena);
-  if (!runner) return fail(core::Status::error, runner.error().what());
-  m_runner = std::move(*runner);
-  auto info = m_runner->command(device_command(m_cuda.driver), m_opt.run_timeout_ms, "device start-up");
-  if (!info) return fail_check({info.error().status, info.error().reason});
-  if (!info->value("present", false))
-    return fail(core::Status::no_device, info->value("reason", std::string("no CUDA device")));
+  if (!m_session) {
+    auto s = start_gpu_session(
+        {m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver, m_opt.keep_job});
+    if (!s) return fail(core::Status::error, s.error().what());
+    m_session = std::move(*s);
+  }
+  if (!m_session->device.value("present", false))
+    return fail(core::Status::no_device, m_session->device.value("reason", std::string("no CUDA device")));
+  m_arena = &*m_session->arena;
+  m_runner = m_session->runner.get();
+  for (size_t i = 0; i < m_cubin_data.size(); ++i) {  // the session's job folder is /job in its sandbox
+    std::string name = fmt::format("config-{}.cubin", i);
+    if (auto w = util::write_file_atomic(m_session->job / name, m_cubin_data[i]); !w)
+      return fail(core::Status::error, w.error().what());
+    m_cubins.push_back("/job/" + name);
+  }
   return true;
 }
 

@@ -1,11 +1,11 @@
 // The analyzer as a whole: rules table, shipped kernels, cache, availability, threads.
 #include <cstdlib>
 #include <future>
-#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "spec/launch_plan.hpp"
 #include "support.hpp"
 #include "util/fs.hpp"
 
@@ -62,14 +62,16 @@ TEST(ShippedKernels, HaveNoFindings) {
     const auto& s = spec(k.op);
     const auto* v = k.variant.empty() ? &s.variants.front() : s.find_variant(k.variant);
     ASSERT_NE(v, nullptr) << k.source;
-    // CUDA: the launch plan's kernels and the first value of each tunable, as the pipeline passes them.
-    std::vector<std::string> kernels_named, flags;
-    static const std::regex launch(R"(//\s*kwb:launch\s+(\w+))"), tune(R"(//\s*kwb:tune\s+(\w+)=(-?\d+))");
-    for (std::sregex_iterator it(source->begin(), source->end(), launch), end; it != end; ++it)
-      kernels_named.push_back((*it)[1]);
-    for (std::sregex_iterator it(source->begin(), source->end(), tune), end; it != end; ++it)
-      flags.push_back("-D" + (*it)[1].str() + "=" + (*it)[2].str());
-    auto r = analyze(Request{s, *v, k.backend, *source, k.source.filename().string(), kernels_named, flags});
+    // CUDA: the bound launch plan and the first tunable configuration, as the pipeline passes them.
+    Request req{s, *v, k.backend, *source, k.source.filename().string(), {}, {}};
+    if (k.backend == "cuda") {
+      auto plan = spec::parse_launch_plan(*source, k.source.filename().string());
+      ASSERT_TRUE(plan) << plan.error().what();
+      ASSERT_TRUE(spec::bind_launch_plan(*plan, s, k.source.filename().string()));
+      req.launches = launches_of(*plan);
+      req.flags = spec::config_defines(spec::tune_configs(*plan).front());
+    }
+    auto r = analyze(req);
     if (!r.available) {
       EXPECT_EQ(k.backend, "cuda") << k.source << ": " << r.unavailable_reason;
       continue;
@@ -185,9 +187,16 @@ TEST(Isolation, TimeoutIsAParseErrorAndIsNotCached) {
   ASSERT_TRUE(r.available);
   ASSERT_NE(r.first_error(), nullptr) << dump(r);
   EXPECT_NE(r.first_error()->message.find("did not finish"), std::string::npos) << dump(r);
+  EXPECT_TRUE(r.timed_out);
   auto again = run(src);
   EXPECT_FALSE(again.cached);
+  EXPECT_FALSE(again.timed_out);
   EXPECT_TRUE(again.findings.empty()) << dump(again);
+  // A request may set its own limit.
+  const auto& s = spec("vector_add");
+  Request req{s, s.variants.front(), "cpu", vector_add("c[0] = a[0] + 43;"), "k.cpp", {}, {}};
+  req.timeout_ms = 1;
+  EXPECT_TRUE(analyze(req).timed_out);
 }
 
 TEST(Isolation, MissingWorkerMakesAnalysisUnavailable) {

@@ -142,3 +142,46 @@ TEST(EntrySignature, LauncherTakesAStreamLast) {
 
 }  // namespace
 }  // namespace kwb::analysis::test
+
+namespace kwb::analysis::test {
+namespace {
+
+core::LaunchArg tensor(const std::string& name, int index) { return {core::LaunchArg::Kind::tensor, name, index}; }
+core::LaunchArg param(const std::string& name, int index) { return {core::LaunchArg::Kind::param, name, index}; }
+
+Report run_launches(const std::string& src, std::vector<KernelLaunch> launches) {
+  use_test_cache_dir();
+  const auto& s = spec("vector_add");
+  Request req{s, s.variants.front(), "cuda", src, "k.cu", {}, {}};
+  req.launches = std::move(launches);
+  return analyze(req);
+}
+
+TEST(EntrySignature, KernelParametersTakeTheLaunchArguments) {
+  std::string src = "extern \"C\" __global__ void add(const float* a, const float* b, float* c, long long n) {}\n"
+                    "extern \"C\" __global__ void fill(float* c, void* scratch, long n) {}\n";
+  auto ok = run_launches(src, {{"add", {tensor("a", 0), tensor("b", 1), tensor("c", 2), param("n", 0)}, 1},
+                               {"fill", {tensor("c", 2), {core::LaunchArg::Kind::workspace, "workspace", 0}, param("n", 0)}, 2}});
+  KWB_REQUIRE_AVAILABLE(ok);
+  EXPECT_TRUE(ok.findings.empty()) << dump(ok);
+
+  auto swapped = run_launches(src, {{"add", {tensor("c", 2), tensor("b", 1), tensor("a", 0), param("n", 0)}, 3}});
+  ASSERT_EQ(count(swapped, "entry-signature"), 1) << dump(swapped);
+  const std::string m = find(swapped, "entry-signature")->message;
+  EXPECT_NE(m.find("kernel 'add' does not take the arguments of the launch at line 3 (parameter 1 for argument 'c': "
+                   "expected float*, got const float*)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("expected: __global__ void add(float* c, const float* b, const float* a, int64_t n)"),
+            std::string::npos)
+      << m;
+
+  auto count_mismatch = run_launches(src, {{"add", {tensor("a", 0), tensor("b", 1), tensor("c", 2)}, 1}});
+  EXPECT_NE(dump(count_mismatch).find("4 parameters for 3 arguments"), std::string::npos) << dump(count_mismatch);
+
+  auto missing = run_launches(src, {{"absent", {tensor("c", 2)}, 1}, {"absent", {tensor("c", 2)}, 2}});
+  EXPECT_EQ(count(missing, "entry-signature"), 1) << dump(missing);  // reported once per kernel
+}
+
+}  // namespace
+}  // namespace kwb::analysis::test

@@ -14,7 +14,7 @@ using Json = nlohmann::json;
 
 const Status k_all_status[] = {Status::accepted,    Status::incorrect,   Status::compile_error,
                                Status::rejected,    Status::sandbox_violation, Status::time_limit,
-                               Status::memory_limit, Status::crashed,    Status::no_device,
+                               Status::memory_limit, Status::output_limit, Status::crashed, Status::no_device,
                                Status::error};
 
 Verdict minimal() {
@@ -49,7 +49,7 @@ TEST(VerdictJson, SchemaAndTopLevelFields) {
 
 TEST(VerdictJson, StatusNamesForEveryStatus) {
   const char* expected[] = {"accepted", "incorrect", "compile_error", "rejected", "sandbox_violation",
-                            "time_limit", "memory_limit", "crashed", "no_device", "error"};
+                            "time_limit", "memory_limit", "output_limit", "crashed", "no_device", "error"};
   std::set<std::string> seen;
   for (size_t i = 0; i < std::size(k_all_status); ++i) {
     EXPECT_EQ(status_name(k_all_status[i]), expected[i]);

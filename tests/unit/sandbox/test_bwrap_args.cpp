@@ -39,6 +39,9 @@ TEST(BwrapArgs, IsolationFlags) {
   EXPECT_GE(find_seq(a, {"--ro-bind", "/usr", "/usr"}), 0);
   for (const char* link : {"/lib", "/lib64", "/bin", "/sbin"}) EXPECT_GE(find_seq(a, {link}), 0) << link;
   EXPECT_EQ(find_seq(a, {"/etc"}), -1);
+  for (const auto& arg : a) {  // of /etc, only the alternatives' links and the linker's cache
+    if (arg.starts_with("/etc")) EXPECT_TRUE(arg == "/etc/alternatives" || arg == "/etc/ld.so.cache") << arg;
+  }
   // Kernel knobs read-only after the new /proc is mounted (and before /dev).
   long proc = find_seq(a, {"--proc", "/proc"});
   long sys = find_seq(a, {"--ro-bind-try", "/proc/sys", "/proc/sys"});

@@ -5,7 +5,7 @@
 //
 // CPU kernels (kernels/<op>/cpu/*.cpp) are compiled with g++ and CpuToolchain's flags (outside
 // the sandbox, which adds ~15 ms); CUDA kernels (kernels/<op>/cuda/*.cu) with NVRTC loaded from
-// the CUDA installation (-DNAME=first value of each `// kwb:tune` line). Analysis runs uncached
+// the CUDA installation (-D of the launch plan's first tunable configuration). Analysis runs uncached
 // (the result cache is cleared before each run) against the warm precompiled headers; the
 // one-off cost of building them is reported separately.
 #include <dlfcn.h>
@@ -19,13 +19,13 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/analyzer.hpp"
+#include "spec/launch_plan.hpp"
 #include "spec/loader.hpp"
 #include "util/fs.hpp"
 
@@ -161,13 +161,14 @@ int main(int argc, char** argv) {
     const kwb::core::Variant* variant = k.variant.empty() ? &spec->variants.front() : spec->find_variant(k.variant);
     auto source = kwb::util::read_file(k.source);
     if (!variant || !source) continue;
-    std::vector<std::string> flags, kernels;
-    static const std::regex tune(R"(//\s*kwb:tune\s+(\w+)=(-?\d+))"), launch(R"(//\s*kwb:launch\s+(\w+))");
-    for (std::sregex_iterator it(source->begin(), source->end(), tune), end; it != end; ++it)
-      flags.push_back("-D" + (*it)[1].str() + "=" + (*it)[2].str());
-    for (std::sregex_iterator it(source->begin(), source->end(), launch), end; it != end; ++it)
-      kernels.push_back((*it)[1].str());
-    kwb::analysis::Request req{*spec, *variant, k.backend, *source, k.source.filename().string(), kernels, flags};
+    kwb::analysis::Request req{*spec, *variant, k.backend, *source, k.source.filename().string(), {}, {}};
+    if (k.backend == "cuda") {  // the bound launch plan and the first tunable configuration
+      auto plan = kwb::spec::parse_launch_plan(*source, k.source.filename().string());
+      if (!plan || !kwb::spec::bind_launch_plan(*plan, *spec, k.source.filename().string())) continue;
+      req.launches = kwb::analysis::launches_of(*plan);
+      req.flags = kwb::spec::config_defines(kwb::spec::tune_configs(*plan).front());
+    }
+    const std::vector<std::string>& flags = req.flags;
     kwb::analysis::Report last;
     double analysis = time_runs(runs, [&] {
       kwb::analysis::clear_cache();

@@ -1,0 +1,45 @@
+#include "eval/cuda_session.hpp"
+
+#include "util/fs.hpp"
+
+namespace kwb::eval {
+
+GpuSession::~GpuSession() {
+  if (runner) runner->finish();
+  runner.reset();
+  std::error_code ec;
+  if (!job.empty() && !keep_job) std::filesystem::remove_all(job, ec);
+}
+
+util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOptions& opt) {
+  std::error_code ec;
+  if (!std::filesystem::exists(opt.gpu_runner, ec))
+    return util::fail("cuda", "kwb-gpu-runner not found at " + opt.gpu_runner.string() +
+                                  " (it is built only where the CUDA toolkit is found)");
+  auto s = std::make_unique<GpuSession>();
+  s->keep_job = opt.keep_job;
+  auto job = util::make_unique_dir(opt.jobs_dir, "job-");
+  if (!job) return std::unexpected(job.error());
+  s->job = *job;
+  auto arena = SharedArena::create();
+  if (!arena) return std::unexpected(arena.error());
+  s->arena.emplace(std::move(*arena));
+  RunnerConfig cfg{opt.gpu_runner, opt.bwrap, s->job, 1, opt.command_timeout_ms, 0};
+  cfg.gpu = true;
+  cfg.cpu_seconds = 3600;  // over the session; the runner sleeps (blocking sync) while kernels run
+  if (!opt.driver.empty()) cfg.binds.push_back({opt.driver.parent_path(), "/kwb/driver"});
+  auto runner = RunnerSession::start(cfg, *s->arena);
+  if (!runner) return std::unexpected(runner.error());
+  s->runner = std::move(*runner);
+  nlohmann::json cmd = {{"op", "device"}};
+  if (!opt.driver.empty()) cmd["driver"] = "/kwb/driver/" + opt.driver.filename().string();
+  auto info = s->runner->command(cmd, std::max(opt.command_timeout_ms, 60000), "device start-up");
+  if (!info)
+    s->device = {{"present", false},
+                 {"reason", "no CUDA device: the GPU runner failed during start-up: " + info.error().reason}};
+  else
+    s->device = *info;
+  return s;
+}
+
+}  // namespace kwb::eval
