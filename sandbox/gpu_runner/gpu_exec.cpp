@@ -60,7 +60,7 @@ nlohmann::json GpuRunner::call() {
   m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
   if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
     return reply_error(s);
-  return {{"ok", true}, {"ns", {int64_t(double(ms) * 1e6)}}};
+  return {{"ok", true}, {"ns", {std::llround(double(ms) * 1e6)}}};
 }
 
 nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
@@ -106,7 +106,7 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
       }
       ++m_throttled_kept;
     }
-    ns.push_back(int64_t(double(ms) * 1e6));
+    ns.push_back(std::llround(double(ms) * 1e6));
     sample_retakes = 0;
     ++i;
   }

@@ -101,7 +101,7 @@ std::string ptx_violation(const std::string& text) {
 
 class AsmCheck {
  public:
-  explicit AsmCheck(const Context& ctx) : m_ctx(ctx), m_ast(ctx.ast), m_cx(ctx.ast.cx) {}
+  explicit AsmCheck(const Context& ctx) : m_ctx(ctx), m_ast(ctx.ast) {}
 
   void run() {
     for (size_t i = 0; i < m_ast.nodes.size(); ++i) {
@@ -196,7 +196,6 @@ class AsmCheck {
 
   const Context& m_ctx;
   const Ast& m_ast;
-  const Libclang& m_cx;
 };
 
 }  // namespace

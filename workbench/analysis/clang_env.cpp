@@ -72,14 +72,6 @@ std::string header_text(PchSet set) {
 
 }  // namespace
 
-std::string_view mode_name(Mode m) {
-  switch (m) {
-    case Mode::cpu: return "cpu";
-    case Mode::cuda_device: return "cuda-device";
-    case Mode::cuda_host: return "cuda-host";
-  }
-  return "?";
-}
 
 util::Result<std::unique_ptr<ClangEnv>> ClangEnv::create(const Libclang& lib, fs::path cache_dir, fs::path cuda_path) {
   std::unique_ptr<ClangEnv> env(new ClangEnv(lib));

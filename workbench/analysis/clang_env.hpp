@@ -70,6 +70,4 @@ class ClangEnv {
   std::map<PchSet, std::unique_ptr<Pch>> m_pch;
 };
 
-std::string_view mode_name(Mode m);
-
 }  // namespace kwb::analysis

@@ -21,3 +21,12 @@ add_executable(kwb-analyzer ${CMAKE_CURRENT_LIST_DIR}/worker/main.cpp)
 target_link_libraries(kwb-analyzer PRIVATE kwb_analysis)
 set_target_properties(kwb-analyzer PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
 add_dependencies(bench_analysis kwb-analyzer)
+
+# `kwb` runs analyses through kwb-analyzer (found beside it): build them together. Deferred to the
+# end of this directory, where the kwb target exists.
+function(kwb_analyzer_beside_kwb)
+  if(TARGET kwb)
+    add_dependencies(kwb kwb-analyzer)
+  endif()
+endfunction()
+cmake_language(DEFER CALL kwb_analyzer_beside_kwb)

@@ -11,6 +11,7 @@ const RouteDoc k_routes[] = {
     {"get", "/v1/devices", "agent", "Devices and their calibrated peaks"},
     {"get", "/v1/specs", "agent", "All operator specs"},
     {"get", "/v1/specs/{op}", "agent", "One operator spec"},
+    {"get", "/v1/analysis/rules", "agent", "The static-analysis rules (id, severity, summary)"},
     {"post", "/v1/candidates", "agent", "Submit a candidate (202 with id and links; honours Idempotency-Key)"},
     {"get", "/v1/candidates", "agent", "List candidates, newest first (filters op, state, status; limit, before)"},
     {"get", "/v1/candidates/{id}", "agent", "One candidate with its verdict; ?wait=S long-polls until done"},

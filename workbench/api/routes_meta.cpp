@@ -3,6 +3,7 @@
 
 #include "api/http_util.hpp"
 #include "api/openapi.hpp"
+#include "analysis/analyzer.hpp"
 #include "api/routes.hpp"
 #include "spec/spec_json.hpp"
 #include "store/device_repository.hpp"
@@ -55,6 +56,13 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
     auto it = spec_bodies->find(req.matches[1]);
     if (it == spec_bodies->end()) return send_error(res, 404, "not_found", "no spec for op '" + std::string(req.matches[1]) + "'");
     res.set_content(it->second, "application/json");
+  });
+  svr.Get("/v1/analysis/rules", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!guard(req, res, ctx, Role::agent)) return;
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& r : analysis::rules())
+      items.push_back({{"id", r.id}, {"severity", r.severity}, {"summary", r.summary}});
+    send_json(res, 200, {{"rules", items}, {"version", analysis::k_rules_version}});
   });
   svr.Get("/openapi.json", [openapi_body](const httplib::Request&, httplib::Response& res) {
     res.set_content(*openapi_body, "application/json");

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "analysis/analyzer.hpp"
 #include "api/server.hpp"
 #include "app/commands.hpp"
 #include "eval/cpu_device.hpp"
@@ -85,6 +86,9 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     return std::unique_ptr<eval::Evaluation>(
         new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
   };
+  // Static analysis: precompiled headers live in the workspace; build them off the request path.
+  analysis::set_cache_dir(workspace / "cache" / "analysis");
+  std::thread([] { analysis::warm_up("cpu"); }).detach();
   exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
   exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);

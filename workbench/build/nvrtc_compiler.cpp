@@ -41,11 +41,21 @@ NvrtcCompiler::NvrtcCompiler(NvrtcOptions opt) : m_opt(std::move(opt)) {}
 NvrtcCompiler::~NvrtcCompiler() = default;
 
 std::vector<std::string> NvrtcCompiler::base_options() const {
-  return {"--gpu-architecture=" + m_opt.arch, "-std=c++17", "--include-path=" + m_opt.cuda_include.string()};
+  // The real path: /usr/local/cuda is often a chain of links (Ubuntu: through /etc/alternatives)
+  // that the sandbox need not see.
+  std::error_code ec;
+  auto include = std::filesystem::canonical(m_opt.cuda_include, ec);
+  return {"--gpu-architecture=" + m_opt.arch, "-std=c++17",
+          "--include-path=" + (ec ? m_opt.cuda_include : include).string()};
 }
 
 std::string NvrtcCompiler::identity() const {
-  std::string s = "NVRTC " + (m_version.empty() ? std::string("?") : m_version);
+  std::string version;
+  {
+    std::lock_guard lock(m_mutex);
+    version = m_version.empty() ? "?" : m_version;
+  }
+  std::string s = "NVRTC " + version;
   for (const auto& o : base_options())
     if (!o.starts_with("--include-path")) s += " " + o;
   return s;
@@ -70,13 +80,17 @@ void NvrtcCompiler::give(std::unique_ptr<NvrtcWorker> w) {
 }
 
 util::Result<std::string> NvrtcCompiler::version() {
-  if (!m_version.empty()) return m_version;
+  {
+    std::lock_guard lock(m_mutex);
+    if (!m_version.empty()) return m_version;
+  }
   auto w = take();
   if (!w) return std::unexpected(w.error());
   auto v = (*w)->version(30000);
   if (!v) return std::unexpected(v.error());
-  m_version = *v;
   give(std::move(*w));
+  std::lock_guard lock(m_mutex);
+  m_version = *v;
   return m_version;
 }
 
@@ -136,8 +150,9 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
     options[i] = base_options();
     for (const auto& d : reqs[i].defines) options[i].push_back(d);
     for (const auto& f : reqs[i].extra_flags) options[i].push_back(f);
-    if (auto v = version(); !v) return std::unexpected(v.error());
-    keys[i] = cubin_key(m_version, m_opt.arch, options[i], k_program_name, reqs[i].source);
+    auto v = version();
+    if (!v) return std::unexpected(v.error());
+    keys[i] = cubin_key(*v, m_opt.arch, options[i], k_program_name, reqs[i].source);
     r.key = keys[i].hex;
     if (!m_opt.cache_dir.empty())
       if (auto hit = cache.find(keys[i])) {

@@ -75,7 +75,7 @@ class NvrtcCompiler {
                                 std::string& worker_error);
 
   NvrtcOptions m_opt;
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;  // guards m_idle and m_version (compile_all may run on several threads)
   std::vector<std::unique_ptr<NvrtcWorker>> m_idle;
   std::string m_version;
 };

@@ -1,7 +1,6 @@
 #include "client/follow.hpp"
 
 #include <chrono>
-#include <optional>
 #include <thread>
 
 #include "client/sse.hpp"
@@ -15,22 +14,24 @@ ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, 
   // A daemon restart (crash recovery resumes the candidate) looks like a refused connection for
   // a few seconds: keep trying for k_reconnect before giving up.
   constexpr auto k_reconnect = std::chrono::seconds(30);
-  std::optional<std::chrono::steady_clock::time_point> down_since;
+  bool down = false;
+  auto down_since = std::chrono::steady_clock::now();
   while (true) {
     auto r = api.get("/v1/candidates/" + id + "?wait=" + std::to_string(wait_s));
     if (!r && r.error().status == 0) {
       auto now = std::chrono::steady_clock::now();
-      if (!down_since) {
+      if (!down) {
+        down = true;
         down_since = now;
         if (on_note) on_note(r.error().message + "; retrying for " + std::to_string(k_reconnect.count()) + " s");
       }
-      if (now - *down_since < k_reconnect) {
+      if (now - down_since < k_reconnect) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         continue;
       }
     }
     if (!r) return std::unexpected(r.error());
-    down_since.reset();
+    down = false;
     if (!r->body.is_object())
       return std::unexpected(ApiError{r->status, "bad_response", "GET /v1/candidates/" + id + ": not a JSON object"});
     if (terminal_state(r->body.value("state", std::string()))) return r->body;

@@ -121,7 +121,7 @@ bool CpuEvaluation::compile() {
   auto compiled = m_toolchain->compile(req);
   m_verdict.summary.stage_ms["compile"] = ms_since(t);
   if (!compiled) return fail(core::Status::error, compiled.error().what());
-  m_verdict.diagnostics = compiled->diagnostics;
+  m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), compiled->diagnostics.begin(), compiled->diagnostics.end());
   if (!compiled->ok)
     return fail(compiled->timed_out ? core::Status::time_limit : core::Status::compile_error, compiled->reason);
   m_object = compiled->object_inside;

@@ -104,6 +104,10 @@ TEST_F(FakeGpu, HangIsATimeLimit) {
   expect(eval(kernel("hang"), "--run-timeout-ms 1500"), "time_limit", "did not finish within 1500 ms");
 }
 
+TEST_F(FakeGpu, ImpossiblyFastIsRejectedByThePhysicsFloor) {
+  expect(eval(kernel("too_fast")), "rejected", "workload n4k: median 1 ns is physically impossible: reading 32768 bytes");
+}
+
 TEST_F(FakeGpu, KernelNotInTheModuleIsRejected) {
   expect(eval(kernel("not_emulated")), "rejected", "kernel 'not_emulated' not found in the compiled module");
 }

@@ -3,8 +3,8 @@
 // "Device memory" is host memory; kernels are emulated on the host by name; events read the
 // host clock. Emulated kernels: the shipped vector_add ("vector_add_f32") and corpus-style
 // cheats: "vadd" (honest), "overrun" (writes c[n]), "mutate" (writes a), "stale" (computes on
-// its first launch only), "fault" (illegal address), "hang" (never finishes), plus the runner's
-// helper kernels (no-ops). Only what the runner calls is implemented.
+// its first launch only), "fault" (illegal address), "hang" (never finishes), "too_fast" (correct,
+// but the events report 1 ns), plus the runner's helper kernels (no-ops). Only what the runner calls is implemented.
 #include <cuda.h>
 
 #include <chrono>
@@ -32,6 +32,7 @@ T* ptr(void** p, int i) {
 
 CUresult g_sticky = CUDA_SUCCESS;  // a fault poisons the context, as on a real GPU
 bool g_hang = false;
+bool g_too_fast = false;  // "too_fast": events report 1 ns (a timer that lies)
 int g_stale_launches = 0;
 
 void vadd(void** p, unsigned, unsigned) {
@@ -46,6 +47,7 @@ const Kernel k_kernels[] = {
     {"stale", 4, [](void** p, unsigned g, unsigned b) { if (g_stale_launches++ == 0) vadd(p, g, b); }},
     {"fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
     {"hang", 4, [](void**, unsigned, unsigned) { g_hang = true; }},
+    {"too_fast", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), g_too_fast = true; }},
     {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
     {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
 };
@@ -168,7 +170,7 @@ CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
 CUresult CUDAAPI cuEventSynchronize(CUevent) { return wait(); }
 CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
   auto d = *reinterpret_cast<Clock::time_point*>(b) - *reinterpret_cast<Clock::time_point*>(a);
-  *ms = std::chrono::duration<float, std::milli>(d).count() + 0.001f;
+  *ms = g_too_fast ? 1e-6f : std::chrono::duration<float, std::milli>(d).count() + 0.001f;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGetErrorName(CUresult rc, const char** s) {
