@@ -24,14 +24,18 @@ constexpr const char* k_libcuda[] = {
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
+// The exported symbol the header maps `base` to (e.g. cuMemAlloc -> cuMemAlloc_v2) has exactly
+// the header's signature: use it first. cuGetProcAddress for the toolkit's version may return a
+// newer ABI than the header declares (the 13.0 driver hands out cuCtxSynchronize_v2, which takes
+// a context argument), so it is only the fallback for symbols that are not exported.
 void* resolve(void* lib, GetProcAddress gpa, const char* base, const char* versioned) {
+  if (void* fn = ::dlsym(lib, versioned)) return fn;
   void* fn = nullptr;
   if (gpa) {
     CUdriverProcAddressQueryResult status{};
     if (gpa(base, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && fn) return fn;
-    fn = nullptr;
   }
-  return ::dlsym(lib, versioned);
+  return nullptr;
 }
 
 }  // namespace

@@ -1,12 +1,31 @@
 // kwb-gpu-runner: runs `cuda`-form candidates for the trusted evaluator (gpu_runner.hpp).
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
 #include "gpu_runner/gpu_runner.hpp"
 #include "protocol/protocol.hpp"
 
+namespace {
+// The GPU runner is trusted code: when the driver faults, print the stack (to the runner's
+// captured stderr, which the verdict quotes) before dying with the same signal.
+void crash_report(int sig) {
+  void* frames[48];
+  int n = ::backtrace(frames, 48);
+  const char head[] = "kwb-gpu-runner: fatal signal; stack:\n";
+  (void)!::write(2, head, sizeof head - 1);
+  ::backtrace_symbols_fd(frames, n, 2);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace kwb;
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(sig, crash_report);
   int cmd_fd = 3, reply_fd = 4, shm_fd = 5;
   if (!(argc == 3 && std::string(argv[1]) == "--fds" &&
         std::sscanf(argv[2], "%d,%d,%d", &cmd_fd, &reply_fd, &shm_fd) == 3)) {
