@@ -61,9 +61,10 @@ struct EvalResult {
   std::string raw;
 };
 
-inline EvalResult kwb_eval_json(const std::string& source, const std::string& extra) {
+// `env`: assignments placed before the command, e.g. "KWB_LIBCLANG=off".
+inline EvalResult kwb_eval_json(const std::string& source, const std::string& extra, const std::string& env = "") {
   EvalResult e;
-  auto r = run_command(kwb_command("eval " + shell_quote(source) + " --json " + extra));
+  auto r = run_command((env.empty() ? "" : "env " + env + " ") + kwb_command("eval " + shell_quote(source) + " --json " + extra));
   e.exit_code = r.exit_code;
   e.raw = r.out;
   e.verdict = nlohmann::json::parse(r.out, nullptr, false);

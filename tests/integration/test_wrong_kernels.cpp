@@ -13,7 +13,7 @@ namespace {
 using namespace kwb::test;
 
 struct Case {
-  std::string file, op, status, reason, diagnostic, args;
+  std::string file, op, status, reason, diagnostic, args, env;
 };
 
 std::vector<Case> cases() {
@@ -32,6 +32,7 @@ std::vector<Case> cases() {
       else if (k == "reason") c.reason = v;
       else if (k == "diagnostic") c.diagnostic = v;
       else if (k == "args") c.args = v;
+      else if (k == "env") c.env = v;
     }
     out.push_back(c);
   }
@@ -44,7 +45,7 @@ class WrongKernel : public ::testing::TestWithParam<Case> {};
 TEST_P(WrongKernel, GetsTheRightVerdict) {
   const auto& c = GetParam();
   ASSERT_FALSE(c.op.empty()) << c.file << ": no kwb-expect line";
-  auto r = kwb_eval_json(c.file, "--op " + c.op + " --time-budget-ms 50 " + c.args);
+  auto r = kwb_eval_json(c.file, "--op " + c.op + " --time-budget-ms 50 " + c.args, c.env);
   ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
   EXPECT_EQ(r.verdict["status"], c.status) << r.verdict["reason"];
   EXPECT_EQ(r.exit_code, 1);
