@@ -26,6 +26,7 @@ struct Outcome {
   int retries_429 = 0, retries_transport = 0, attempts = 0;
   double submit_ms = 0, verdict_ms = 0, wall_ms = 0;
   std::map<std::string, double> stage_ms;  // the verdict's summary.stage_ms
+  std::vector<std::string> transport_errors;  // "submit: ..." / "wait: ..." for each retry
   Clock::time_point start, end;
 };
 
@@ -61,6 +62,7 @@ void submit_one(Run& run, client::ApiClient& api, int i) {
       std::this_thread::sleep_for(std::chrono::seconds(std::max(1, r.error().retry_after_s)));
     } else if (r.error().status == 0 && o.retries_transport < 5) {
       ++o.retries_transport;
+      o.transport_errors.push_back("submit: " + r.error().message.substr(0, r.error().message.find(';')));
     } else {
       o.error = "submit: " + r.error().what();
       return;
@@ -69,7 +71,10 @@ void submit_one(Run& run, client::ApiClient& api, int i) {
   while (true) {
     auto r = api.get("/v1/candidates/" + o.id + "?wait=" + std::to_string(run.opt.wait_s));
     if (!r) {
-      if (r.error().status == 0 && ++o.retries_transport <= 10) continue;
+      if (r.error().status == 0 && ++o.retries_transport <= 10) {
+        o.transport_errors.push_back("wait: " + r.error().message.substr(0, r.error().message.find(';')));
+        continue;
+      }
       o.error = "wait: " + r.error().what();
       return;
     }
@@ -136,7 +141,7 @@ int run_submit_load(const Options& opt) {
   // Cross-checks: distinct ids, terminal states, the daemon's own list, one verdict event each.
   client::ApiClient api(opt.endpoint, 60);
   std::set<std::string> ids;
-  std::map<std::string, int> statuses, caches;
+  std::map<std::string, int> statuses, caches, transport_errors;
   std::vector<double> submit_ms, verdict_ms, eval_ms;
   std::map<std::string, std::vector<double>> stage_ms;
   int errors = 0, no_verdict = 0, replays = 0, r429 = 0, rtransport = 0, multi_attempt = 0;
@@ -150,6 +155,7 @@ int run_submit_load(const Options& opt) {
     replays += o.replayed;
     r429 += o.retries_429;
     rtransport += o.retries_transport;
+    for (const auto& e : o.transport_errors) ++transport_errors[e];
     multi_attempt += o.attempts > 1;
     if (o.state != "done" || o.status.empty()) ++no_verdict;
     ++statuses[o.status.empty() ? o.state : o.status];
@@ -199,7 +205,8 @@ int run_submit_load(const Options& opt) {
       {"list_error", list_error}, {"verdict_events_exactly_one", verdict_events_one},
       {"verdict_events_not_one", verdict_events_bad}, {"events_checked", opt.check_events},
       {"attempts_over_one", multi_attempt}, {"idempotent_replays", replays}, {"retries_429", r429},
-      {"retries_transport", rtransport}, {"statuses", statuses}, {"compile_cache", caches},
+      {"retries_transport", rtransport}, {"transport_errors", transport_errors},
+      {"statuses", statuses}, {"compile_cache", caches},
       {"wall_s", std::chrono::duration<double>(t1 - t0).count()}, {"span_s", span_s},
       {"throughput_per_s", throughput}, {"submit_ms", to_json(ds)}, {"submit_to_verdict_ms", to_json(dv)},
       {"evaluation_wall_ms", to_json(de)}, {"stage_ms", stages}};
@@ -209,6 +216,7 @@ int run_submit_load(const Options& opt) {
                               opt.candidates, opt.cached_percent, opt.op, opt.clients, opt.endpoint.url);
   t += fmt::format("  submitted           {:>6}   errors {}, 429 retries {}, transport retries {}, replays {}\n",
                    answered, errors, r429, rtransport, replays);
+  for (const auto& [e, n] : transport_errors) t += fmt::format("    retried after     {:>6} x {}\n", n, e);
   t += fmt::format("  distinct ids        {:>6}   duplicated {}\n", ids.size(), duplicated);
   t += fmt::format("  reached a verdict   {:>6}   lost {}\n", answered - no_verdict, lost);
   t += fmt::format("  listed by daemon    {:>6}   done {}{}\n", by_id.size(), listed_done,
