@@ -43,6 +43,7 @@ eval::EvalOptions options_from(const util::Settings& s) {
   opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
   opt.threads = int(s.get_int("threads"));
+  opt.run_memory_bytes = s.get_int("run-memory-mb") << 20;
   return opt;
 }
 

@@ -135,7 +135,7 @@ bool CpuEvaluation::start_runner() {
   auto arena = SharedArena::create();
   if (!arena) return fail(core::Status::error, arena.error().what());
   m_arena.emplace(std::move(*arena));
-  RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, 4ll << 30};
+  RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, m_opt.run_memory_bytes};
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
   {

@@ -16,6 +16,7 @@ struct EvalOptions {
   int compile_timeout_ms = 60000;
   int run_timeout_ms = 10000;   // per runner command
   int threads = 1;
+  int64_t run_memory_bytes = 4ll << 30;  // beyond the shared buffers
   bool benchmark = true;        // false: correctness only
   bool keep_job = false;        // keep workspace/jobs/<id> for inspection
   bool compile_cache = true;    // reuse objects from <workspace>/cache
