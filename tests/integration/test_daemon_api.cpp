@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon_process.hpp"
+#include "daemon_support.hpp"
 
 namespace {
 
@@ -26,7 +26,8 @@ nlohmann::json body_of(const httplib::Result& r) {
 class DaemonApi : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    s_daemon = new DaemonProcess({"--no-auth", "--time-budget-ms", "20", "--heartbeat-ms", "200"});
+    s_daemon = new DaemonProcess();
+    s_daemon->start({"--no-auth", "--time-budget-ms", "20", "--heartbeat-ms", "200"});
   }
   static void TearDownTestSuite() { delete s_daemon; }
   httplib::Client client() const {
@@ -185,7 +186,8 @@ TEST_F(DaemonApi, OpenApiDocumentMatchesTheRoutes) {
 }
 
 TEST(DaemonAuth, TokensRolesAndQuotas) {
-  DaemonProcess d({"--time-budget-ms", "20", "--queue-quota", "1"});
+  DaemonProcess d;
+  d.start({"--time-budget-ms", "20", "--queue-quota", "1"});
   ASSERT_TRUE(d.running()) << d.log();
   std::string admin = read_text(d.workspace() / "admin.token");
   admin.erase(admin.find_last_not_of("\n") + 1);
@@ -223,7 +225,8 @@ TEST(DaemonAuth, TokensRolesAndQuotas) {
 }
 
 TEST(DaemonAuth, RateLimitAnswers429WithRetryAfter) {
-  DaemonProcess d({"--no-auth", "--rate", "2"});
+  DaemonProcess d;
+  d.start({"--no-auth", "--rate", "2"});
   ASSERT_TRUE(d.running()) << d.log();
   httplib::Client c("127.0.0.1", d.port());
   int limited = 0;

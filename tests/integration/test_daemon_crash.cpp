@@ -6,14 +6,15 @@
 
 #include <set>
 
-#include "daemon_process.hpp"
+#include "daemon_support.hpp"
 
 namespace {
 
 using namespace kwb::test;
 
 TEST(DaemonCrash, KillNineWithTwentyInFlightLosesNothing) {
-  DaemonProcess d({"--no-auth", "--time-budget-ms", "20"});
+  DaemonProcess d;
+  d.start({"--no-auth", "--time-budget-ms", "20"});
   ASSERT_TRUE(d.running()) << d.log();
   httplib::Client c("127.0.0.1", d.port());
   c.set_read_timeout(120, 0);
@@ -38,9 +39,9 @@ TEST(DaemonCrash, KillNineWithTwentyInFlightLosesNothing) {
     if (!in_flight) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_TRUE(in_flight);
-  d.stop(SIGKILL);
+  d.kill_hard();
 
-  d.start({"--no-auth", "--time-budget-ms", "20"});
+  d.start({"--no-auth", "--time-budget-ms", "20"}, d.workspace());
   ASSERT_TRUE(d.running()) << d.log();
   httplib::Client c2("127.0.0.1", d.port());
   c2.set_read_timeout(300, 0);

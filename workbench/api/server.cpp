@@ -1,5 +1,7 @@
 #include "api/server.hpp"
 
+#include <sys/socket.h>
+
 #include <spdlog/spdlog.h>
 
 #include "api/http_util.hpp"
@@ -15,6 +17,15 @@ Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_uniqu
   // Headers and body go out in separate writes: without TCP_NODELAY, Nagle holds the body until
   // the client's delayed ACK (~40 ms per keep-alive request).
   m_svr->set_tcp_nodelay(true);
+  // httplib's default socket options set SO_REUSEPORT, which lets a second `kwb serve` bind the
+  // same port and silently take part of the connections: reuse the address only. The socket is
+  // kept to raise its listen backlog after bind (Debian's libcpp-httplib listens with 5: a burst
+  // of clients connecting at once overflowed it, waited 1 s for a SYN retry or got a reset).
+  m_svr->set_socket_options([this](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    m_listen_fd = sock;
+  });
   add_meta_routes(*m_svr, ctx);
   add_candidate_routes(*m_svr, ctx);
   add_event_routes(*m_svr, ctx);
@@ -50,13 +61,14 @@ bool Server::bind(const std::string& host, int port, std::string* error) {
       if (error) *error = "cannot bind " + host + " to a free port";
       return false;
     }
-    return true;
+  } else {
+    if (!m_svr->bind_to_port(host, port)) {
+      if (error) *error = "cannot bind " + host + ":" + std::to_string(port) + " (in use, or not an address of this host)";
+      return false;
+    }
+    m_port = port;
   }
-  if (!m_svr->bind_to_port(host, port)) {
-    if (error) *error = "cannot bind " + host + ":" + std::to_string(port) + " (in use, or not an address of this host)";
-    return false;
-  }
-  m_port = port;
+  if (m_listen_fd >= 0) ::listen(m_listen_fd, 1024);  // a larger backlog on the same socket
   return true;
 }
 

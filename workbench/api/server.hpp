@@ -26,6 +26,7 @@ class Server {
   ApiContext& m_ctx;
   std::unique_ptr<httplib::Server> m_svr;
   int m_port = 0;
+  int m_listen_fd = -1;  // the listening socket (owned by httplib)
 };
 
 }  // namespace kwb::api
