@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "../../gpu/cuda_test_support.hpp"
-#include "../build/temp_dir.hpp"
+#include "temp_dir.hpp"
 
 #ifndef KWB_TEST_FAKE_LIBCUDA
 #define KWB_TEST_FAKE_LIBCUDA ""  // no CUDA toolkit at build time: the tests skip

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../../gpu/cuda_test_support.hpp"
-#include "../build/temp_dir.hpp"
+#include "temp_dir.hpp"
 #include "build/nvrtc_compiler.hpp"
 #include "build/nvrtc_diagnostics.hpp"
 
