@@ -36,7 +36,7 @@ int open_kernel_log() {
   return fd;
 }
 
-std::string seccomp_kills_since(int fd) {
+std::string seccomp_kills_since(int fd, long first_pid) {
   if (fd < 0) return "";
   std::vector<std::string> names;
   char buf[8192];
@@ -46,6 +46,9 @@ std::string seccomp_kills_since(int fd) {
     if (n <= 0) break;                                           // EAGAIN: no newer record
     std::string_view record(buf, static_cast<size_t>(n));
     if (record.find("type=1326") == std::string_view::npos || field(record, "sig=") != "31") continue;
+    // Processes of this sandbox were forked after bwrap: an older pid is some other process.
+    // (After a pid wrap-around this drops the right record too; the name then stays unknown.)
+    if (std::strtol(std::string(field(record, "pid=")).c_str(), nullptr, 10) < first_pid) continue;
     std::string nr(field(record, "syscall="));
     std::string arch(field(record, "arch="));
     if (nr.empty()) continue;

@@ -223,7 +223,7 @@ Outcome Process::wait(milliseconds timeout) {
     out.memory_peak_bytes = usage.memory_peak;
     s.cgroup.reset();
   }
-  if (out.signal == SIGSYS) out.denied_syscall = detail::seccomp_kills_since(s.kmsg_fd);
+  if (out.signal == SIGSYS) out.denied_syscall = detail::seccomp_kills_since(s.kmsg_fd, s.pid);
   if (s.kmsg_fd >= 0) {
     close(s.kmsg_fd);
     s.kmsg_fd = -1;
