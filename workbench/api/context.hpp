@@ -7,6 +7,7 @@
 #include "api/auth.hpp"
 #include "exec/event_hub.hpp"
 #include "exec/pipeline.hpp"
+#include "library/curator.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
 #include "store/object_store.hpp"
@@ -33,6 +34,7 @@ struct ApiContext {
   RateLimiter& limiter;
   ApiLimits limits;
   std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
+  library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

@@ -7,4 +7,5 @@ namespace kwb::api {
 void add_meta_routes(httplib::Server& svr, ApiContext& ctx);        // health, devices, specs, openapi, metrics, tokens
 void add_candidate_routes(httplib::Server& svr, ApiContext& ctx);   // submit, get, list, cancel
 void add_event_routes(httplib::Server& svr, ApiContext& ctx);       // SSE and long-poll
+void add_library_routes(httplib::Server& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
 }  // namespace kwb::api

@@ -16,10 +16,12 @@ void add_specs_command(CLI::App& app, util::Settings& settings, int& code);
 void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code);
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code);
 void add_token_command(CLI::App& app, util::Settings& settings, int& code);
+void add_ci_command(CLI::App& app, util::Settings& settings, int& code);      // ci promote
 // Clients of a running daemon (--server URL > KWB_SERVER > http://127.0.0.1:8470).
 void add_submit_command(CLI::App& app, int& code);
 void add_status_command(CLI::App& app, int& code);
 void add_list_command(CLI::App& app, int& code);
+void add_review_commands(CLI::App& app, int& code);  // promote, reject, diff, leaderboard, library
 // Adds --specs-dir, --workspace, ... (from util::setting_table) to a subcommand.
 void add_setting_flags(CLI::App& cmd, util::Settings& settings);
 // Follows a daemon's candidate to its terminal state with a line per stage, then prints the

@@ -15,9 +15,11 @@ int main(int argc, char** argv) {
   app::add_calibrate_command(app, settings, code);
   app::add_serve_command(app, settings, code);
   app::add_token_command(app, settings, code);
+  app::add_ci_command(app, settings, code);
   app::add_submit_command(app, code);
   app::add_status_command(app, code);
   app::add_list_command(app, code);
+  app::add_review_commands(app, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

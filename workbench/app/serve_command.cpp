@@ -11,10 +11,11 @@
 #include "analysis/analyzer.hpp"
 #include "api/server.hpp"
 #include "app/commands.hpp"
+#include "app/library_support.hpp"
 #include "eval/cpu_device.hpp"
-#include "eval/cpu_evaluation.hpp"
 #include "exec/pipeline.hpp"
-#include "reference_registry.hpp"
+#include "library/curator.hpp"
+#include "library/referee.hpp"
 #include "store/token_repository.hpp"
 #include "util/fs.hpp"
 
@@ -33,19 +34,6 @@ struct ServeArgs {
   int heartbeat_ms = 15000;
 };
 
-eval::EvalOptions options_from(const util::Settings& s) {
-  eval::EvalOptions opt;
-  opt.workspace = s.get("workspace");
-  opt.runner = s.get("runner");
-  opt.bwrap = s.get("bwrap");
-  opt.cxx = s.get("cxx");
-  opt.time_budget_ms = int(s.get_int("time-budget-ms"));
-  opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
-  opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
-  opt.threads = int(s.get_int("threads"));
-  opt.run_memory_bytes = s.get_int("run-memory-mb") << 20;
-  return opt;
-}
 
 // Bootstrap: with auth on and no token at all, create an admin token once and keep it in
 // <workspace>/admin.token (mode 0600) so the operator can create agent tokens.
@@ -74,24 +62,31 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
 
   store::ObjectStore objects(workspace / "objects");
   exec::EventHub hub;
-  eval::EvalOptions opt = options_from(settings);
+  eval::EvalOptions opt = eval_options(settings);
   const spec::Catalog& specs = *catalog;
   eval::CpuDevice cpu = *device;
-  exec::EvaluationFactory factory = [&specs, opt, cpu](const store::CandidateRecord& rec, const std::string& source,
-                                                       eval::ProgressFn progress)
-      -> util::Result<std::unique_ptr<eval::Evaluation>> {
-    const core::Spec* spec = specs.find(rec.op);
-    if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
-    if (rec.backend != "cpu") return util::fail("backend", "backend '" + rec.backend + "' is not served here");
-    core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-    return std::unique_ptr<eval::Evaluation>(
-        new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
-  };
+  exec::EvaluationFactory factory = cpu_factory(specs, opt, cpu);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
   std::thread([] { analysis::warm_up("cpu"); }).detach();
   exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
+  auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
+  if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
+  library::Referee referee(**library, *db);
+  library::Curator curator(*db, objects, **library, specs);
+  pcfg.judge = [&referee, &factory](const store::CandidateRecord& rec, const std::string& source, core::Verdict& v) {
+    core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
+  };
+  AutoPromote auto_promote(settings.get("auto-promote"));
+  pcfg.done = [&curator, auto_promote](const store::CandidateRecord& rec, const core::Verdict& v) {
+    if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
+      return;
+    auto o = curator.promote(rec.id, "auto-promote", std::nullopt);
+    if (o.code == library::Outcome::Code::ok) spdlog::info("auto-promoted {}: commit {}", rec.id, o.body["commit"].dump());
+    else spdlog::warn("auto-promotion of {} refused: {}", rec.id, o.message);
+  };
   exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);
 
   api::Authenticator auth(*db, !a.no_auth);
@@ -99,6 +94,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   api::RateLimiter limiter(a.rate, a.rate * 2);
   api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
   ctx.limits.queue_quota = a.queue_quota;
+  ctx.curator = &curator;
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   api::Server server(ctx);
   std::string error;
@@ -120,8 +116,9 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     server.stop();
   });
   waiter.detach();
-  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s)\n", a.host.c_str(),
-              server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.c_str());
+  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s, library %s)\n",
+              a.host.c_str(), server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.c_str(),
+              (*library)->path().c_str());
   std::fflush(stdout);
   server.run();
   hub.shutdown();

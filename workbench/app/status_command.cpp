@@ -8,7 +8,7 @@
 #include "client/api_client.hpp"
 #include "client/follow.hpp"
 #include "client/stage_lines.hpp"
-#include "client/verdict_parse.hpp"
+#include "core/verdict_parse.hpp"
 
 namespace kwb::app {
 
@@ -34,7 +34,7 @@ int print_final(const nlohmann::json& cand, bool json, const char* cmd) {
   }
   if (!cand.contains("verdict") || cand["verdict"].is_null())
     return std::fprintf(stderr, "kwb %s: %s is done but the daemon sent no verdict\n", cmd, text(cand, "id").c_str()), 2;
-  auto verdict = client::verdict_from_json(cand["verdict"]);
+  auto verdict = core::verdict_from_json(cand["verdict"]);
   if (!verdict) return std::fprintf(stderr, "kwb %s: %s\n", cmd, verdict.error().what().c_str()), 2;
   if (json)
     std::cout << cand["verdict"].dump(2) << "\n";

@@ -60,9 +60,19 @@ struct WorkloadResult {
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
 };
 
+// The library kernel a verdict was compared with (docs/library.md).
+struct IncumbentRef {
+  std::string kernel;         // library path, e.g. "softmax/cpu/three_pass.cpp"
+  std::string commit;         // library commit the comparison read
+  std::string source_sha256;  // of the incumbent's source
+  std::string device_class;   // dispatch key the incumbent holds ("any", "cpu-x86_64", "cuda-sm_90")
+  bool remeasured = false;    // its records were missing or stale: timed in the same run
+};
+
 struct Summary {
   std::optional<double> geomean_vs_incumbent, geomean_vs_baseline;
   std::optional<bool> beats_incumbent;
+  std::optional<IncumbentRef> incumbent;  // null: not compared (no library, or not accepted)
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;
   std::string compile_cache;  // "hit" | "miss" | "off"  // analyze, compile, validate, benchmark

@@ -83,6 +83,13 @@ nlohmann::json to_json(const Verdict& v) {
   j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},
                   {"geomean_vs_baseline", opt(v.summary.geomean_vs_baseline)},
                   {"beats_incumbent", opt(v.summary.beats_incumbent)},
+                  {"incumbent", v.summary.incumbent
+                                    ? nlohmann::json{{"kernel", v.summary.incumbent->kernel},
+                                                     {"commit", v.summary.incumbent->commit},
+                                                     {"source_sha256", v.summary.incumbent->source_sha256},
+                                                     {"device_class", v.summary.incumbent->device_class},
+                                                     {"remeasured", v.summary.incumbent->remeasured}}
+                                    : nlohmann::json(nullptr)},
                   {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
                   {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)
                                                                     : nlohmann::json(v.summary.compile_cache)}};

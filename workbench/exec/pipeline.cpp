@@ -240,7 +240,12 @@ void Pipeline::run_device(Job& job) {
   if (!e.benchmark()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
   set_state(id, "deciding");
   e.decide();
-  finish(id, e.verdict());
+  core::Verdict v = e.verdict();
+  if (m_cfg.judge) {
+    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, v);
+  }
+  finish(id, v);
+  if (m_cfg.done) m_cfg.done(job.rec, v);
 }
 
 }  // namespace kwb::exec

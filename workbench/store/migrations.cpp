@@ -80,6 +80,38 @@ CREATE TABLE events (
 ) STRICT;
 CREATE INDEX events_candidate ON events(candidate_id, id);
 )sql",
+    // 2 -> 3: the library: tuning records (DESIGN §9) and review decisions.
+    R"sql(
+CREATE TABLE tuning_records (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  workload TEXT NOT NULL,           -- workload name
+  params TEXT NOT NULL,             -- JSON object of the spec params
+  source_sha256 TEXT NOT NULL,      -- the kernel source measured
+  config TEXT NOT NULL DEFAULT '{}',-- JSON object of the tunable values measured
+  device TEXT NOT NULL,             -- name, sm, SM count and driver (cuda) / model and threads (cpu)
+  toolchain TEXT NOT NULL,          -- compiler + version + every flag
+  workbench TEXT NOT NULL,          -- workbench version
+  median_ns REAL NOT NULL CHECK (median_ns > 0),
+  stderr_pct REAL NOT NULL CHECK (stderr_pct >= 0),
+  samples INTEGER NOT NULL,
+  candidate TEXT NOT NULL DEFAULT '',  -- the candidate whose evaluation measured it ('' = imported)
+  stale INTEGER NOT NULL DEFAULT 0, -- 1 once a record of another identity replaced it
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (op, variant, backend, workload, source_sha256, device, toolchain, workbench)
+) STRICT;
+CREATE INDEX tuning_kernel ON tuning_records(op, variant, backend, source_sha256);
+CREATE TABLE decisions (
+  candidate_id TEXT PRIMARY KEY REFERENCES candidates(id) ON DELETE CASCADE,
+  decision TEXT NOT NULL CHECK (decision IN ('promoted', 'rejected')),
+  reason TEXT NOT NULL DEFAULT '',
+  commit_id TEXT,                   -- the library commit of a promotion
+  token_id INTEGER REFERENCES tokens(id),
+  decided_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+)sql",
 };
 }  // namespace
 

@@ -13,6 +13,8 @@ const SettingInfo k_settings[] = {
     {"specs-dir", "KWB_SPECS_DIR", "", "Operator specs folder (default: <source>/specs)"},
     {"kernels-dir", "KWB_KERNELS_DIR", "", "Shipped kernel library folder (default: <source>/kernels)"},
     {"workspace", "KWB_WORKSPACE", "", "Runtime state: kwb.db, jobs/, cache/ (default: <source>/workspace)"},
+    {"library", "KWB_LIBRARY", "", "Library git repository, created from kernels-dir when absent (default: <workspace>/library)"},
+    {"auto-promote", "KWB_AUTO_PROMOTE", "", "Ops whose winners are promoted without review: comma list or 'all' (default: none)"},
     {"runner", "KWB_RUNNER", "", "Path of kwb-runner (default: beside the kwb executable)"},
     {"bwrap", "KWB_BWRAP", "/usr/bin/bwrap", "bubblewrap executable used by the sandbox"},
     {"cxx", "KWB_CXX", "g++", "C++ compiler for cpu candidates (g++ or clang++)"},

@@ -1,9 +1,9 @@
-#include "client/verdict_parse.hpp"
+#include "core/verdict_parse.hpp"
 
 #include <cmath>
 #include <limits>
 
-namespace kwb::client {
+namespace kwb::core {
 
 namespace {
 
@@ -32,8 +32,8 @@ std::string str(const J& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-core::TimeStats time_stats(const J& t) {
-  core::TimeStats s;
+TimeStats time_stats(const J& t) {
+  TimeStats s;
   s.median_ns = num(t, "median_ns");
   s.mean_ns = num(t, "mean_ns");
   s.min_ns = num(t, "min_ns");
@@ -50,8 +50,8 @@ core::TimeStats time_stats(const J& t) {
   return s;
 }
 
-core::WorkloadResult workload(const J& w) {
-  core::WorkloadResult r;
+WorkloadResult workload(const J& w) {
+  WorkloadResult r;
   r.name = str(w, "name");
   r.kind = str(w, "kind");
   if (w.contains("params") && w["params"].is_object())
@@ -64,7 +64,7 @@ core::WorkloadResult workload(const J& w) {
   r.mismatches = int64_t(num(w, "mismatches"));
   if (w.contains("first_mismatch") && w["first_mismatch"].is_object()) {
     const J& m = w["first_mismatch"];
-    core::Mismatch mm{str(m, "tensor"), {}, num(m, "got"), num(m, "expected")};
+    Mismatch mm{str(m, "tensor"), {}, num(m, "got"), num(m, "expected")};
     if (m.contains("index") && m["index"].is_array())
       for (const auto& i : m["index"])
         if (i.is_number_integer()) mm.index.push_back(i.get<int64_t>());
@@ -73,7 +73,7 @@ core::WorkloadResult workload(const J& w) {
   if (w.contains("time") && w["time"].is_object()) r.time = time_stats(w["time"]);
   if (w.contains("roofline") && w["roofline"].is_object()) {
     const J& f = w["roofline"];
-    r.roofline = core::RooflineResult{num(f, "bytes"), num(f, "flops"), opt_num(f, "pct_bw"), opt_num(f, "pct_flops")};
+    r.roofline = RooflineResult{num(f, "bytes"), num(f, "flops"), opt_num(f, "pct_bw"), opt_num(f, "pct_flops")};
   }
   r.vs_incumbent = opt_num(w, "vs_incumbent");
   r.vs_baseline = opt_num(w, "vs_baseline");
@@ -82,17 +82,17 @@ core::WorkloadResult workload(const J& w) {
 
 }  // namespace
 
-std::optional<core::Status> status_from_name(std::string_view name) {
-  for (int i = 0; i <= int(core::Status::error); ++i)
-    if (core::status_name(core::Status(i)) == name) return core::Status(i);
+std::optional<Status> status_from_name(std::string_view name) {
+  for (int i = 0; i <= int(Status::error); ++i)
+    if (status_name(Status(i)) == name) return Status(i);
   return std::nullopt;
 }
 
-util::Result<core::Verdict> verdict_from_json(const J& j) {
+util::Result<Verdict> verdict_from_json(const J& j) {
   if (!j.is_object()) return util::fail("verdict", "expected a JSON object, got " + std::string(j.type_name()));
   if (str(j, "schema") != "kwb.verdict.v1")
     return util::fail("verdict.schema", "expected \"kwb.verdict.v1\", got " + (j.contains("schema") ? j["schema"].dump() : "nothing"));
-  core::Verdict v;
+  Verdict v;
   v.candidate = str(j, "candidate");
   v.op = str(j, "op");
   v.variant = str(j, "variant");
@@ -105,7 +105,7 @@ util::Result<core::Verdict> verdict_from_json(const J& j) {
   v.toolchain = str(j, "toolchain");
   if (j.contains("diagnostics") && j["diagnostics"].is_array())
     for (const auto& d : j["diagnostics"])
-      v.diagnostics.push_back(core::Diagnostic{str(d, "file"), int(num(d, "line")), int(num(d, "col")),
+      v.diagnostics.push_back(Diagnostic{str(d, "file"), int(num(d, "line")), int(num(d, "col")),
                                                str(d, "severity"), str(d, "message"), str(d, "rule")});
   if (j.contains("workloads") && j["workloads"].is_array())
     for (const auto& w : j["workloads"]) v.workloads.push_back(workload(w));
@@ -114,6 +114,12 @@ util::Result<core::Verdict> verdict_from_json(const J& j) {
     v.summary.geomean_vs_incumbent = opt_num(s, "geomean_vs_incumbent");
     v.summary.geomean_vs_baseline = opt_num(s, "geomean_vs_baseline");
     if (s.contains("beats_incumbent") && s["beats_incumbent"].is_boolean()) v.summary.beats_incumbent = s["beats_incumbent"].get<bool>();
+    if (s.contains("incumbent") && s["incumbent"].is_object()) {
+      const J& i = s["incumbent"];
+      IncumbentRef ref{str(i, "kernel"), str(i, "commit"), str(i, "source_sha256"), str(i, "device_class"),
+                             i.contains("remeasured") && i["remeasured"].is_boolean() && i["remeasured"].get<bool>()};
+      v.summary.incumbent = ref;
+    }
     v.summary.wall_ms = num(s, "wall_ms");
     if (s.contains("stage_ms") && s["stage_ms"].is_object())
       for (const auto& [k, ms] : s["stage_ms"].items())
@@ -123,4 +129,4 @@ util::Result<core::Verdict> verdict_from_json(const J& j) {
   return v;
 }
 
-}  // namespace kwb::client
+}  // namespace kwb::core

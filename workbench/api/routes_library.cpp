@@ -1,0 +1,89 @@
+// POST /v1/candidates/{id}/promote|reject, GET /v1/candidates/{id}/diff,
+// GET /v1/leaderboard/{op}, GET /v1/library[/{op}] — thin adapters over library::Curator.
+#include "api/http_util.hpp"
+#include "api/routes.hpp"
+#include "library/curator.hpp"
+
+namespace kwb::api {
+
+namespace {
+
+using Code = library::Outcome::Code;
+
+void send_outcome(httplib::Response& res, const library::Outcome& o, int ok_status = 200) {
+  switch (o.code) {
+    case Code::ok: return send_json(res, ok_status, o.body);
+    case Code::not_found: return send_error(res, 404, "not_found", o.message);
+    case Code::bad_request: return send_error(res, 400, "invalid_request", o.message);
+    case Code::refused: return send_error(res, 409, "not_promotable", o.message);
+    case Code::conflict: return send_error(res, 409, "conflict", o.message);
+    case Code::internal: return send_error(res, 500, "internal", o.message);
+  }
+}
+
+bool have_library(httplib::Response& res, ApiContext& ctx) {
+  if (ctx.curator) return true;
+  send_error(res, 503, "no_library", "this daemon runs without a library (--library)");
+  return false;
+}
+
+std::optional<int64_t> token_of(const Principal& p) {
+  return p.token_id != 0 ? std::optional<int64_t>(p.token_id) : std::nullopt;
+}
+
+void promote(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  auto who = guard(req, res, ctx, Role::reviewer);
+  if (!who || !have_library(res, ctx)) return;
+  send_outcome(res, ctx.curator->promote(req.matches[1], who->name.empty() ? "anonymous" : who->name, token_of(*who)));
+}
+
+void reject(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  auto who = guard(req, res, ctx, Role::reviewer);
+  if (!who || !have_library(res, ctx)) return;
+  auto body = nlohmann::json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return send_error(res, 400, "invalid_json", "body: expected a JSON object {\"reason\": \"...\"}");
+  if (!body.contains("reason") || !body["reason"].is_string())
+    return send_error(res, 400, "invalid_request", "reason: required, a string saying why");
+  send_outcome(res, ctx.curator->reject(req.matches[1], body["reason"].get<std::string>(), token_of(*who)));
+}
+
+void diff(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent) || !have_library(res, ctx)) return;
+  auto o = ctx.curator->diff(req.matches[1]);
+  if (o.code == Code::ok && req.get_param_value("format") == "text") {
+    res.status = 200;
+    return res.set_content(o.body["diff"].get<std::string>(), "text/x-diff");
+  }
+  send_outcome(res, o);
+}
+
+void leaderboard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent) || !have_library(res, ctx)) return;
+  auto limit = query_int(req, res, "limit", 20, 1, 500);
+  if (!limit) return;
+  send_outcome(res, ctx.curator->leaderboard(req.matches[1], int(*limit)));
+}
+
+void library_view(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent) || !have_library(res, ctx)) return;
+  send_outcome(res, ctx.curator->library(req.matches.size() > 1 ? std::string(req.matches[1]) : ""));
+}
+
+}  // namespace
+
+void add_library_routes(httplib::Server& svr, ApiContext& ctx) {
+  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/promote)",
+           [&ctx](const httplib::Request& q, httplib::Response& s) { promote(q, s, ctx); });
+  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/reject)",
+           [&ctx](const httplib::Request& q, httplib::Response& s) { reject(q, s, ctx); });
+  svr.Get(R"(/v1/candidates/(c-[0-9a-f]{16})/diff)",
+          [&ctx](const httplib::Request& q, httplib::Response& s) { diff(q, s, ctx); });
+  svr.Get(R"(/v1/leaderboard/([a-z0-9_]+))",
+          [&ctx](const httplib::Request& q, httplib::Response& s) { leaderboard(q, s, ctx); });
+  svr.Get("/v1/library", [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
+  svr.Get(R"(/v1/library/([a-z0-9_]+))",
+          [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
+}
+
+}  // namespace kwb::api

@@ -1,0 +1,225 @@
+// kwb ci promote: re-validates the pending winners (accepted, beating the incumbent, not yet
+// decided) one at a time with fresh seeds, re-times the incumbent in the same run, promotes
+// those that still win, and writes a JSON and a JUnit report. Exit 0 when every pending winner
+// was promoted, 1 when one regressed (no longer correct or no longer winning) or conflicted,
+// 2 on usage or setup errors.
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/library_support.hpp"
+#include "core/verdict_parse.hpp"
+#include "library/promotion.hpp"
+#include "library/referee.hpp"
+#include "store/candidate_repository.hpp"
+#include "store/decision_repository.hpp"
+#include "store/object_store.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::app {
+
+namespace {
+
+struct CiArgs {
+  std::string policy, report_json, junit;
+  std::vector<std::string> ops;
+  int limit = 100;
+};
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "kwb ci promote: %s\n", msg.c_str());
+  return 2;
+}
+
+util::Result<library::Policy> load_policy(const std::string& file) {
+  library::Policy p;
+  p.always_remeasure = true;
+  if (file.empty()) return p;
+  auto text = util::read_file(file);
+  if (!text) return std::unexpected(text.error());
+  auto j = nlohmann::json::parse(*text, nullptr, false, true);
+  if (j.is_discarded() || !j.is_object()) return util::fail(file, "expected a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    double* field = key == "min_gain_pct"         ? &p.min_gain_pct
+                    : key == "noise_sigmas"       ? &p.noise_sigmas
+                    : key == "max_regression_pct" ? &p.max_regression_pct
+                                                  : nullptr;
+    if (!field)
+      return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, noise_sigmas, max_regression_pct)");
+    if (!value.is_number() || value.get<double>() < 0) return util::fail(file + ": " + key, "expected a number >= 0");
+    *field = value.get<double>();
+  }
+  return p;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+std::string junit_report(const nlohmann::json& results, double seconds) {
+  int failures = 0;
+  for (const auto& r : results) failures += r["outcome"] != "promoted";
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites name=\"kwb ci promote\" tests=\"" + std::to_string(results.size()) + "\" failures=\"" +
+         std::to_string(failures) + "\" time=\"" + std::to_string(seconds) + "\">\n";
+  out += "  <testsuite name=\"kwb ci promote\" tests=\"" + std::to_string(results.size()) + "\" failures=\"" +
+         std::to_string(failures) + "\" time=\"" + std::to_string(seconds) + "\">\n";
+  for (const auto& r : results) {
+    std::string cls = r["op"].get<std::string>() + "." + r["variant"].get<std::string>() + "." +
+                      r["backend"].get<std::string>();
+    out += "    <testcase classname=\"" + xml_escape(cls) + "\" name=\"" + xml_escape(r["id"].get<std::string>()) +
+           "\" time=\"" + std::to_string(r["seconds"].get<double>()) + "\">\n";
+    if (r["outcome"] != "promoted")
+      out += "      <failure type=\"" + xml_escape(r["outcome"].get<std::string>()) + "\" message=\"" +
+             xml_escape(r["reason"].get<std::string>()) + "\"/>\n";
+    else
+      out += "      <system-out>" + xml_escape("promoted in " + r["commit"].get<std::string>()) + "</system-out>\n";
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto policy = load_policy(a.policy);
+  if (!policy) return usage(policy.error().what());
+  std::filesystem::path workspace = settings.get("workspace");
+  auto db = store::Database::open(workspace / "kwb.db");
+  if (!db) return usage(db.error().what());
+  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  if (!catalog) return usage(catalog.error().what());
+  auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
+  if (!repo) return usage("library: " + repo.error().what());
+  auto cpu = eval::cpu_device(*db);
+  if (!cpu) return usage(cpu.error().what());
+  store::ObjectStore objects(workspace / "objects");
+  auto factory = cpu_factory(*catalog, eval_options(settings), *cpu);
+  library::Referee referee(**repo, *db, *policy);
+  auto started_commit = (*repo)->head();
+
+  // Pending winners, oldest first.
+  store::CandidateRepository candidates(*db);
+  store::DecisionRepository decisions(*db);
+  store::CandidateFilter f;
+  f.status = "accepted";
+  f.limit = 500;
+  auto recs = candidates.list(f);
+  if (!recs) return usage(recs.error().what());
+  std::vector<store::CandidateRecord> pending;
+  for (auto it = recs->rbegin(); it != recs->rend(); ++it) {
+    auto v = core::verdict_from_json(it->verdict);
+    if (!v || !v->summary.beats_incumbent.value_or(false)) continue;
+    if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), it->op) == a.ops.end()) continue;
+    if (auto d = decisions.find(it->id); !d || *d) continue;
+    pending.push_back(*it);
+    if (int(pending.size()) >= a.limit) break;
+  }
+
+  nlohmann::json results = nlohmann::json::array();
+  int promoted = 0, failed = 0;
+  for (const auto& rec : pending) {
+    auto c0 = std::chrono::steady_clock::now();
+    nlohmann::json r = {{"id", rec.id}, {"op", rec.op}, {"variant", rec.variant}, {"backend", rec.backend},
+                        {"outcome", ""}, {"reason", ""}, {"commit", ""}, {"geomean_vs_incumbent", nullptr}};
+    auto source = objects.get(rec.source_sha256);
+    core::Verdict v;
+    if (!source) {
+      v.status = core::Status::error;
+      v.reason = "source object missing: " + source.error().what();
+    } else {
+      core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, *source, rec.source_name, rec.flags, rec.note};
+      auto made = factory(rec, *source, nullptr);  // fresh secret seeds: a new evaluation
+      if (!made) {
+        v.status = core::Status::error;
+        v.reason = made.error().what();
+      } else {
+        v = eval::run_to_verdict(**made);
+        cand.variant = v.variant;
+        referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
+      }
+      r["variant"] = v.variant.empty() ? rec.variant : v.variant;
+      if (v.summary.geomean_vs_incumbent) r["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
+      if (v.status != core::Status::accepted) {
+        r["outcome"] = "regressed";
+        r["reason"] = "no longer accepted: " + std::string(core::status_name(v.status)) + ": " + v.reason;
+      } else if (!v.summary.beats_incumbent.value_or(false)) {
+        r["outcome"] = "no_longer_wins";
+        r["reason"] = v.reason;
+      } else {
+        auto done = library::promote(**repo, {cand, v, catalog->find(rec.op), "ci"});
+        if (!done) {
+          r["outcome"] = "error";
+          r["reason"] = done.error().what();
+        } else if (done->kind != library::PromotionResult::Kind::committed) {
+          r["outcome"] = done->kind == library::PromotionResult::Kind::conflict ? "conflict" : "refused";
+          r["reason"] = done->reason;
+        } else {
+          (void)decisions.record({rec.id, "promoted", "kwb ci promote", done->commit, std::nullopt, ""});
+          r["outcome"] = "promoted";
+          r["reason"] = v.reason;
+          r["commit"] = done->commit;
+          r["kernel"] = done->kernel;
+        }
+      }
+    }
+    if (!source) {
+      r["outcome"] = "error";
+      r["reason"] = v.reason;
+    }
+    r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    (r["outcome"] == "promoted" ? promoted : failed)++;
+    std::printf("%-9s %s %s/%s/%s: %s\n", r["outcome"].get<std::string>().c_str(), rec.id.c_str(), rec.op.c_str(),
+                r["variant"].get<std::string>().c_str(), rec.backend.c_str(), r["reason"].get<std::string>().c_str());
+    results.push_back(r);
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto final_commit = (*repo)->head();
+  nlohmann::json report = {{"schema", "kwb.ci-promote.v1"},
+                           {"library", (*repo)->path().string()},
+                           {"started_commit", started_commit ? *started_commit : ""},
+                           {"final_commit", final_commit ? *final_commit : ""},
+                           {"policy",
+                            {{"min_gain_pct", policy->min_gain_pct},
+                             {"noise_sigmas", policy->noise_sigmas},
+                             {"max_regression_pct", policy->max_regression_pct}}},
+                           {"summary", {{"pending", pending.size()}, {"promoted", promoted}, {"failed", failed}}},
+                           {"seconds", seconds},
+                           {"candidates", results}};
+  if (!a.report_json.empty())
+    if (auto w = util::write_file_atomic(a.report_json, report.dump(2) + "\n"); !w) return usage(w.error().what());
+  if (!a.junit.empty())
+    if (auto w = util::write_file_atomic(a.junit, junit_report(results, seconds)); !w) return usage(w.error().what());
+  std::printf("kwb ci promote: %zu pending, %d promoted, %d failed (%.1f s)\n", pending.size(), promoted, failed, seconds);
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void add_ci_command(CLI::App& app, util::Settings& settings, int& code) {
+  auto* ci = app.add_subcommand("ci", "Continuous-integration tasks");
+  ci->require_subcommand(1);
+  auto a = std::make_shared<CiArgs>();
+  auto* promote = ci->add_subcommand(
+      "promote", "Re-validate pending winners with fresh seeds, re-time the incumbents, promote those that still win");
+  promote->add_option("--policy", a->policy,
+                      "JSON policy file: {\"min_gain_pct\": 1, \"noise_sigmas\": 3, \"max_regression_pct\": 5}");
+  promote->add_option("--report-json", a->report_json, "Write the kwb.ci-promote.v1 JSON report here");
+  promote->add_option("--junit", a->junit, "Write a JUnit XML report here");
+  promote->add_option("--op", a->ops, "Only these ops (repeatable)");
+  promote->add_option("--limit", a->limit, "At most this many candidates")->default_val(100);
+  add_setting_flags(*promote, settings);
+  promote->callback([a, &settings, &code] { code = run_ci_promote(*a, settings); });
+}
+
+}  // namespace kwb::app

@@ -1,0 +1,72 @@
+#include "app/library_support.hpp"
+
+#include <sstream>
+
+#include "eval/cpu_evaluation.hpp"
+#include "reference_registry.hpp"
+
+namespace kwb::app {
+
+eval::EvalOptions eval_options(const util::Settings& s) {
+  eval::EvalOptions opt;
+  opt.workspace = s.get("workspace");
+  opt.runner = s.get("runner");
+  opt.bwrap = s.get("bwrap");
+  opt.cxx = s.get("cxx");
+  opt.time_budget_ms = int(s.get_int("time-budget-ms"));
+  opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
+  opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
+  opt.threads = int(s.get_int("threads"));
+  opt.run_memory_bytes = s.get_int("run-memory-mb") << 20;
+  return opt;
+}
+
+exec::EvaluationFactory cpu_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu) {
+  return [&specs, opt, cpu](const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)
+             -> util::Result<std::unique_ptr<eval::Evaluation>> {
+    const core::Spec* spec = specs.find(rec.op);
+    if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
+    if (rec.backend != "cpu") return util::fail("backend", "backend '" + rec.backend + "' is not served here");
+    core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    return std::unique_ptr<eval::Evaluation>(
+        new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
+  };
+}
+
+std::filesystem::path library_path(const util::Settings& settings) {
+  const std::string& set = settings.get("library");
+  return set.empty() ? std::filesystem::path(settings.get("workspace")) / "library" : std::filesystem::path(set);
+}
+
+core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
+                                     const core::Candidate& kernel) {
+  store::CandidateRecord rec = like;
+  rec.id = kernel.id;
+  rec.variant = kernel.variant;
+  rec.source_name = std::filesystem::path(kernel.source_name).filename().string();
+  rec.flags = kernel.flags;
+  rec.note = kernel.note;
+  auto made = factory(rec, kernel.source, nullptr);
+  if (!made) {
+    core::Verdict v;
+    v.op = kernel.op;
+    v.variant = kernel.variant;
+    v.backend = kernel.backend;
+    v.status = core::Status::error;
+    v.reason = made.error().what();
+    return v;
+  }
+  return eval::run_to_verdict(**made);
+}
+
+AutoPromote::AutoPromote(const std::string& setting) {
+  std::stringstream in(setting);
+  for (std::string op; std::getline(in, op, ',');) {
+    op.erase(0, op.find_first_not_of(" \t"));
+    op.erase(op.find_last_not_of(" \t") + 1);
+    if (op == "all") m_all = true;
+    else if (!op.empty()) m_ops.insert(op);
+  }
+}
+
+}  // namespace kwb::app

@@ -1,0 +1,147 @@
+// kwb promote | reject | diff | leaderboard | library: the review surface of a running daemon
+// (POST /v1/candidates/{id}/promote|reject, GET .../diff, /v1/leaderboard/{op}, /v1/library[/{op}]).
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "client/api_client.hpp"
+
+namespace kwb::app {
+
+namespace {
+
+struct ReviewArgs {
+  std::string id, op, reason, server, token;
+  int limit = 20;
+  bool json = false;
+};
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string("-");
+}
+std::string ratio(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", j[key].get<double>());
+  return buf;
+}
+
+// 0 with the body, 1 when the daemon refused (4xx), 2 when it could not be asked.
+int call(const char* cmd, const ReviewArgs& a, bool post, const std::string& path, const nlohmann::json& body,
+         nlohmann::json& out) {
+  client::ApiClient api(client::resolve_endpoint(a.server, a.token));
+  auto reply = post ? api.post(path, body) : api.get(path);
+  if (!reply) {
+    std::fprintf(stderr, "kwb %s: %s\n", cmd, reply.error().what().c_str());
+    return reply.error().status >= 400 && reply.error().status < 500 ? 1 : 2;
+  }
+  out = reply->body;
+  if (a.json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_promote(const ReviewArgs& a) {
+  nlohmann::json out;
+  if (int rc = call("promote", a, true, "/v1/candidates/" + a.id + "/promote", nlohmann::json::object(), out)) return rc;
+  if (!a.json)
+    std::printf("promoted %s: library commit %s adds %s (%s against the incumbent)\n", a.id.c_str(),
+                str(out, "commit").c_str(), str(out, "kernel").c_str(), ratio(out, "speedup").c_str());
+  return 0;
+}
+
+int run_reject(const ReviewArgs& a) {
+  nlohmann::json out;
+  if (int rc = call("reject", a, true, "/v1/candidates/" + a.id + "/reject", {{"reason", a.reason}}, out)) return rc;
+  if (!a.json) std::printf("rejected %s: %s\n", a.id.c_str(), a.reason.c_str());
+  return 0;
+}
+
+int run_diff(const ReviewArgs& a) {
+  nlohmann::json out;
+  if (int rc = call("diff", a, false, "/v1/candidates/" + a.id + "/diff", {}, out)) return rc;
+  if (a.json) return 0;
+  std::string inc = out.contains("incumbent") && out["incumbent"].is_object() ? str(out["incumbent"], "kernel") : "none";
+  std::printf("%s (%s/%s/%s) against the incumbent %s: %s geomean, %s\n\n", a.id.c_str(), str(out, "op").c_str(),
+              str(out, "variant").c_str(), str(out, "backend").c_str(), inc.c_str(),
+              ratio(out, "geomean_vs_incumbent").c_str(),
+              out.contains("beats_incumbent") && out["beats_incumbent"].is_boolean()
+                  ? (out["beats_incumbent"].get<bool>() ? "beats it" : "does not beat it")
+                  : "not compared");
+  std::printf("%-24s %14s %14s %10s\n", "workload", "candidate ns", "incumbent ns", "speed-up");
+  for (const auto& w : out.value("workloads", nlohmann::json::array())) {
+    auto ns = [&](const char* k) {
+      return w.contains(k) && w[k].is_number() ? std::to_string(int64_t(w[k].get<double>())) : std::string("-");
+    };
+    std::printf("%-24s %14s %14s %10s\n", str(w, "workload").c_str(), ns("candidate_ns").c_str(),
+                ns("incumbent_ns").c_str(), ratio(w, "vs_incumbent").c_str());
+  }
+  std::printf("\n%s", str(out, "diff").c_str());
+  return 0;
+}
+
+int run_leaderboard(const ReviewArgs& a) {
+  nlohmann::json out;
+  if (int rc = call("leaderboard", a, false, "/v1/leaderboard/" + a.op + "?limit=" + std::to_string(a.limit), {}, out))
+    return rc;
+  if (a.json) return 0;
+  std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %s\n", "id", "variant", "backend", "vs incumb.", "beats",
+              "decision", "note");
+  for (const auto& c : out.value("candidates", nlohmann::json::array())) {
+    std::string beats = c.contains("beats_incumbent") && c["beats_incumbent"].is_boolean()
+                            ? (c["beats_incumbent"].get<bool>() ? "yes" : "no")
+                            : "-";
+    std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %s\n", str(c, "id").c_str(), str(c, "variant").c_str(),
+                str(c, "backend").c_str(), ratio(c, "geomean_vs_incumbent").c_str(), beats.c_str(),
+                str(c, "decision").c_str(), str(c, "note").c_str());
+  }
+  return 0;
+}
+
+int run_library(const ReviewArgs& a) {
+  nlohmann::json out;
+  if (int rc = call("library", a, false, a.op.empty() ? "/v1/library" : "/v1/library/" + a.op, {}, out)) return rc;
+  if (a.json) return 0;
+  std::printf("library %s at %s\n\n", str(out, "path").c_str(), str(out, "commit").c_str());
+  std::printf("%-14s %-6s %-8s %-12s %s\n", "op", "variant", "backend", "device", "kernel");
+  for (const auto& e : out.value("entries", nlohmann::json::array()))
+    std::printf("%-14s %-6s %-8s %-12s %s\n", str(e, "op").c_str(), str(e, "variant").c_str(),
+                str(e, "backend").c_str(), str(e, "device_class").c_str(), str(e, "kernel").c_str());
+  if (out.contains("history")) {
+    std::printf("\nhistory:\n");
+    for (const auto& c : out["history"]) std::printf("  %.12s  %s\n", str(c, "commit").c_str(), str(c, "summary").c_str());
+  }
+  return 0;
+}
+
+CLI::App* client_command(CLI::App& app, const char* name, const char* help, std::shared_ptr<ReviewArgs> a) {
+  auto* cmd = app.add_subcommand(name, help);
+  cmd->add_flag("--json", a->json, "Print the daemon's JSON reply");
+  cmd->add_option("--server", a->server, "Daemon URL [env KWB_SERVER, default http://127.0.0.1:8470]");
+  cmd->add_option("--token", a->token, "Bearer token [env KWB_TOKEN]; promote and reject need a reviewer token");
+  return cmd;
+}
+
+}  // namespace
+
+void add_review_commands(CLI::App& app, int& code) {
+  auto a = std::make_shared<ReviewArgs>();
+  auto* promote = client_command(app, "promote", "Make an accepted, winning candidate the library's incumbent", a);
+  promote->add_option("id", a->id, "Candidate id")->required();
+  promote->callback([a, &code] { code = run_promote(*a); });
+  auto* reject = client_command(app, "reject", "Reject a candidate with a reason", a);
+  reject->add_option("id", a->id, "Candidate id")->required();
+  reject->add_option("--reason", a->reason, "Why")->required();
+  reject->callback([a, &code] { code = run_reject(*a); });
+  auto* diff = client_command(app, "diff", "A candidate's diff against the incumbent, with the per-workload table", a);
+  diff->add_option("id", a->id, "Candidate id")->required();
+  diff->callback([a, &code] { code = run_diff(*a); });
+  auto* board = client_command(app, "leaderboard", "Accepted candidates of an op, fastest against the incumbent first", a);
+  board->add_option("op", a->op, "Op")->required();
+  board->add_option("--limit", a->limit, "At most this many")->default_val(20);
+  board->callback([a, &code] { code = run_leaderboard(*a); });
+  auto* lib = client_command(app, "library", "The library's incumbents (and one op's history)", a);
+  lib->add_option("op", a->op, "Op (default: every op, no history)");
+  lib->callback([a, &code] { code = run_library(*a); });
+}
+
+}  // namespace kwb::app

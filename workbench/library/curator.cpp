@@ -1,0 +1,220 @@
+#include "library/curator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "core/verdict_parse.hpp"
+#include "library/dispatch.hpp"
+#include "library/promotion.hpp"
+#include "library/referee.hpp"
+#include "store/candidate_repository.hpp"
+#include "store/decision_repository.hpp"
+
+namespace kwb::library {
+
+namespace {
+
+using Code = Outcome::Code;
+
+Outcome error(Code code, std::string message) { return {code, std::move(message), {}}; }
+Outcome ok(nlohmann::json body) { return {Code::ok, "", std::move(body)}; }
+
+struct Loaded {
+  store::CandidateRecord rec;
+  core::Verdict verdict;
+  core::Candidate cand;
+};
+
+// A finished candidate with its verdict and source, or the outcome that says why not.
+std::variant<Loaded, Outcome> load(store::Database& db, store::ObjectStore& objects, const std::string& id) {
+  store::CandidateRepository repo(db);
+  auto rec = repo.find(id);
+  if (!rec) return error(Code::internal, rec.error().what());
+  if (!*rec) return error(Code::not_found, "no candidate " + id);
+  if ((*rec)->state != "done")
+    return error(Code::refused, "candidate " + id + " is " + (*rec)->state + ", not done: wait for its verdict");
+  auto verdict = core::verdict_from_json((*rec)->verdict);
+  if (!verdict) return error(Code::internal, "candidate " + id + ": stored verdict: " + verdict.error().what());
+  auto source = objects.get((*rec)->source_sha256);
+  if (!source) return error(Code::internal, "candidate " + id + ": source: " + source.error().what());
+  const auto& r = **rec;
+  core::Candidate cand{r.id, r.op, verdict->variant, r.backend, *source, r.source_name, r.flags, r.note};
+  return Loaded{r, std::move(*verdict), std::move(cand)};
+}
+
+nlohmann::json entry_json(const DispatchEntry& e) {
+  nlohmann::json configs = nlohmann::json::array();
+  for (const auto& c : e.configs)
+    configs.push_back({{"workload", c.workload}, {"params", c.params}, {"tune", c.tune},
+                       {"median_ns", c.median_ns ? nlohmann::json(*c.median_ns) : nlohmann::json()}});
+  return {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
+          {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs}};
+}
+
+}  // namespace
+
+Outcome Curator::promote(const std::string& id, const std::string& reviewer, std::optional<int64_t> token_id) {
+  std::lock_guard lock(m_decide);
+  auto loaded = load(m_db, m_objects, id);
+  if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
+  auto& l = std::get<Loaded>(loaded);
+  store::DecisionRepository decisions(m_db);
+  auto prior = decisions.find(id);
+  if (!prior) return error(Code::internal, prior.error().what());
+  if (*prior)
+    return error(Code::conflict, fmt::format("candidate {} was already {} ({}){}", id, (*prior)->decision,
+                                             (*prior)->decided_at,
+                                             (*prior)->commit_id.empty() ? "" : " in commit " + (*prior)->commit_id));
+  // A promotion whose commit landed but whose decision was not recorded (the process died in
+  // between): the library already names this candidate, so record it now.
+  if (auto head = m_repo.head()) {
+    if (auto text = m_repo.read("dispatch.json", *head)) {
+      if (auto d = parse_dispatch(*text)) {
+        for (const auto& e : d->entries)
+          if (e.candidate == id) {
+            auto logs = m_repo.log(e.kernel, 1);
+            std::string commit = logs && !logs->empty() ? logs->front().id : *head;
+            (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", commit, token_id, ""});
+            return ok({{"id", id}, {"decision", "promoted"}, {"commit", commit}, {"kernel", e.kernel}, {"recovered", true}});
+          }
+      }
+    }
+  }
+  PromotionRequest req{l.cand, l.verdict, m_catalog.find(l.rec.op), reviewer};
+  auto result = library::promote(m_repo, req);
+  if (!result) return error(Code::internal, result.error().what());
+  switch (result->kind) {
+    case PromotionResult::Kind::refused: return error(Code::refused, result->reason);
+    case PromotionResult::Kind::conflict: return error(Code::conflict, result->reason);
+    case PromotionResult::Kind::committed: break;
+  }
+  auto recorded = decisions.record({id, "promoted", "", result->commit, token_id, ""});
+  if (!recorded) return error(Code::internal, "promoted in commit " + result->commit + " but not recorded: " +
+                                                  recorded.error().what());
+  return ok({{"id", id}, {"decision", "promoted"}, {"commit", result->commit}, {"kernel", result->kernel},
+             {"speedup", l.verdict.summary.geomean_vs_incumbent ? nlohmann::json(*l.verdict.summary.geomean_vs_incumbent)
+                                                                : nlohmann::json()}});
+}
+
+Outcome Curator::reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id) {
+  std::lock_guard lock(m_decide);
+  if (reason.empty()) return error(Code::bad_request, "reason: a rejection says why");
+  store::CandidateRepository repo(m_db);
+  auto rec = repo.find(id);
+  if (!rec) return error(Code::internal, rec.error().what());
+  if (!*rec) return error(Code::not_found, "no candidate " + id);
+  store::DecisionRepository decisions(m_db);
+  auto done = decisions.record({id, "rejected", reason, "", token_id, ""});
+  if (!done) return error(Code::internal, done.error().what());
+  if (!*done) {
+    auto prior = decisions.find(id);
+    return error(Code::conflict, "candidate " + id + " was already " +
+                                     (prior && *prior ? (*prior)->decision : std::string("decided")));
+  }
+  return ok({{"id", id}, {"decision", "rejected"}, {"reason", reason}});
+}
+
+Outcome Curator::diff(const std::string& id) {
+  auto loaded = load(m_db, m_objects, id);
+  if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
+  auto& l = std::get<Loaded>(loaded);
+  auto head = m_repo.head();
+  if (!head) return error(Code::internal, head.error().what());
+  auto text = m_repo.read("dispatch.json", *head);
+  if (!text) return error(Code::internal, text.error().what());
+  auto d = parse_dispatch(*text);
+  if (!d) return error(Code::internal, d.error().what());
+  const DispatchEntry* inc = d->incumbent(l.rec.op, l.verdict.variant, l.rec.backend, device_class(l.verdict));
+  std::string old_path = "/dev/null", old_text;  // git_patch adds the a/ and b/ prefixes
+  if (inc) {
+    auto src = m_repo.read(inc->kernel, *head);
+    if (!src) return error(Code::internal, src.error().what());
+    old_path = inc->kernel;
+    old_text = *src;
+  }
+  std::string new_path = promoted_path(l.cand, l.verdict.variant);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& w : l.verdict.workloads) {
+    if (w.kind != "bench" || !w.time) continue;
+    nlohmann::json row = {{"workload", w.name}, {"params", w.params}, {"candidate_ns", w.time->median_ns},
+                          {"incumbent_ns", nullptr}, {"vs_incumbent", nullptr}};
+    if (w.vs_incumbent) {
+      row["vs_incumbent"] = *w.vs_incumbent;
+      row["incumbent_ns"] = w.time->median_ns * *w.vs_incumbent;
+    }
+    rows.push_back(row);
+  }
+  const auto& s = l.verdict.summary;
+  return ok({{"id", id},
+             {"op", l.rec.op},
+             {"variant", l.verdict.variant},
+             {"backend", l.rec.backend},
+             {"status", core::status_name(l.verdict.status)},
+             {"incumbent", inc ? nlohmann::json{{"kernel", inc->kernel}, {"commit", *head}, {"device_class", inc->device_class}}
+                               : nlohmann::json()},
+             {"compared_with", s.incumbent ? nlohmann::json{{"kernel", s.incumbent->kernel}, {"commit", s.incumbent->commit}}
+                                           : nlohmann::json()},
+             {"beats_incumbent", s.beats_incumbent ? nlohmann::json(*s.beats_incumbent) : nlohmann::json()},
+             {"geomean_vs_incumbent", s.geomean_vs_incumbent ? nlohmann::json(*s.geomean_vs_incumbent) : nlohmann::json()},
+             {"workloads", rows},
+             {"diff", unified_diff(old_path, old_text, new_path, l.cand.source)}});
+}
+
+Outcome Curator::leaderboard(const std::string& op, int limit) {
+  if (!m_catalog.find(op)) return error(Code::not_found, "no spec for op '" + op + "'");
+  store::CandidateRepository repo(m_db);
+  store::CandidateFilter f;
+  f.op = op;
+  f.status = "accepted";
+  f.limit = 500;
+  auto recs = repo.list(f);
+  if (!recs) return error(Code::internal, recs.error().what());
+  store::DecisionRepository decisions(m_db);
+  std::vector<nlohmann::json> rows;
+  for (const auto& r : *recs) {
+    auto v = core::verdict_from_json(r.verdict);
+    if (!v) continue;
+    nlohmann::json row = {{"id", r.id}, {"variant", v->variant}, {"backend", r.backend}, {"device", v->device},
+                          {"geomean_vs_incumbent", nullptr}, {"beats_incumbent", nullptr}, {"decision", nullptr},
+                          {"note", r.note}, {"finished_at", r.finished_at.value_or("")}};
+    if (v->summary.geomean_vs_incumbent) row["geomean_vs_incumbent"] = *v->summary.geomean_vs_incumbent;
+    if (v->summary.beats_incumbent) row["beats_incumbent"] = *v->summary.beats_incumbent;
+    if (auto d = decisions.find(r.id); d && *d) row["decision"] = (*d)->decision;
+    rows.push_back(std::move(row));
+  }
+  auto score = [](const nlohmann::json& r) {
+    return r["geomean_vs_incumbent"].is_number() ? r["geomean_vs_incumbent"].get<double>() : 0.0;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return score(a) > score(b); });
+  if (rows.size() > size_t(std::max(1, limit))) rows.resize(size_t(std::max(1, limit)));
+  return ok({{"op", op}, {"candidates", rows}});
+}
+
+Outcome Curator::library(const std::string& op) {
+  if (!op.empty() && !m_catalog.find(op)) return error(Code::not_found, "no spec for op '" + op + "'");
+  auto head = m_repo.head();
+  if (!head) return error(Code::internal, head.error().what());
+  auto text = m_repo.read("dispatch.json", *head);
+  if (!text) return error(Code::internal, text.error().what());
+  auto d = parse_dispatch(*text);
+  if (!d) return error(Code::internal, d.error().what());
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : d->entries)
+    if (op.empty() || e.op == op) entries.push_back(entry_json(e));
+  nlohmann::json body = {{"commit", *head}, {"path", m_repo.path().string()}, {"entries", entries}};
+  if (!op.empty()) {
+    auto log = m_repo.log(op, 50);
+    if (!log) return error(Code::internal, log.error().what());
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& c : *log)
+      history.push_back({{"commit", c.id}, {"summary", c.summary}, {"time", c.time}, {"trailers", c.trailers}});
+    body["op"] = op;
+    body["history"] = history;
+  }
+  return ok(body);
+}
+
+}  // namespace kwb::library

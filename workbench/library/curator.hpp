@@ -1,0 +1,49 @@
+#pragma once
+// The library's review surface, shared by the HTTP routes, the CLI and `kwb ci promote`:
+// promote / reject a candidate, its diff against the incumbent, the leaderboard of an op and
+// the library's contents. Results are JSON bodies with an outcome code the API maps to a status.
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "library/repository.hpp"
+#include "spec/loader.hpp"
+#include "store/database.hpp"
+#include "store/object_store.hpp"
+
+namespace kwb::library {
+
+struct Outcome {
+  enum class Code { ok, not_found, bad_request, refused, conflict, internal } code = Code::ok;
+  std::string message;  // for every code but ok
+  nlohmann::json body;  // for ok
+};
+
+class Curator {
+ public:
+  Curator(store::Database& db, store::ObjectStore& objects, Repository& repo, const spec::Catalog& catalog)
+      : m_db(db), m_objects(objects), m_repo(repo), m_catalog(catalog) {}
+
+  // One commit making the candidate the incumbent (promotion.hpp); refused unless it is done,
+  // accepted and beats the incumbent it was compared with; a conflict when that incumbent
+  // changed meanwhile or the candidate was already decided.
+  Outcome promote(const std::string& id, const std::string& reviewer, std::optional<int64_t> token_id);
+  Outcome reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id);
+  // Unified diff against the incumbent of the same op/variant/backend, with the per-workload table.
+  Outcome diff(const std::string& id);
+  // Accepted candidates of an op, fastest against the incumbent first, with their decisions.
+  Outcome leaderboard(const std::string& op, int limit);
+  // dispatch.json's entries (all, or one op's) and the op's library history.
+  Outcome library(const std::string& op);
+
+ private:
+  store::Database& m_db;
+  store::ObjectStore& m_objects;
+  Repository& m_repo;
+  const spec::Catalog& m_catalog;
+  std::mutex m_decide;  // one promotion or rejection at a time in this process
+};
+
+}  // namespace kwb::library

@@ -1,0 +1,64 @@
+#pragma once
+// dispatch.json at the root of the library repository (format kwb.dispatch.v1, docs/library.md):
+// which kernel file is the incumbent for each op, variant, backend and device class, and which
+// tunable configuration won on each measured bench workload.
+//
+//   {"schema": "kwb.dispatch.v1",
+//    "entries": [
+//      {"op": "softmax", "variant": "f32", "backend": "cuda", "device_class": "sm_90",
+//       "kernel": "softmax/cuda/block_row.cu",     // path in the library
+//       "entry": "",                               // cpu: the exported symbol; cuda: ""
+//       "candidate": "c-0123456789abcdef",         // "" for seeded kernels
+//       "configs": [                               // one per measured bench workload
+//         {"workload": "r4096x4096", "params": {"rows": 4096, "cols": 4096},
+//          "tune": {"BLOCK": 256}, "median_ns": 41230.5}]}]}
+//
+// device_class: "any" (seeded kernels), "cpu-<arch>" ("cpu-x86_64") or "cuda-sm_<NN>" — a
+// kernel promoted on a device is the incumbent for that class; lookups fall back to "any".
+// An entry without configs runs with the first value of every `kwb:tune` list.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace kwb::library {
+
+struct DispatchConfig {
+  std::string workload;
+  std::map<std::string, int64_t> params;
+  std::map<std::string, int64_t> tune;
+  std::optional<double> median_ns;
+};
+
+struct DispatchEntry {
+  std::string op, variant, backend, device_class = "any";
+  std::string kernel;  // library path, e.g. "vector_add/cpu/vectorized.cpp"
+  std::string entry;
+  std::string candidate;
+  std::vector<DispatchConfig> configs;
+};
+
+struct Dispatch {
+  std::vector<DispatchEntry> entries;  // sorted by op, variant, backend, device_class
+
+  // The entry for exactly this key, or null.
+  const DispatchEntry* find(std::string_view op, std::string_view variant, std::string_view backend,
+                            std::string_view device_class) const;
+  // The incumbent for a device: its device class's entry, else the "any" entry, else null.
+  const DispatchEntry* incumbent(std::string_view op, std::string_view variant, std::string_view backend,
+                                 std::string_view device_class) const;
+  // Adds or replaces the entry with the same key, keeping the order.
+  void upsert(DispatchEntry entry);
+};
+
+// Parses dispatch.json; errors name `where` and the JSON path ("dispatch.json: entries[3].kernel").
+util::Result<Dispatch> parse_dispatch(std::string_view text, const std::string& where = "dispatch.json");
+// Stable text (sorted entries, two-space indent, trailing newline), so a promotion's diff of
+// dispatch.json shows only the entry that changed.
+std::string dispatch_text(const Dispatch& d);
+
+}  // namespace kwb::library

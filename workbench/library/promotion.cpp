@@ -1,0 +1,145 @@
+#include "library/promotion.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "library/dispatch.hpp"
+#include "library/referee.hpp"
+#include "util/hash.hpp"
+
+namespace kwb::library {
+
+namespace {
+
+using Kind = PromotionResult::Kind;
+
+PromotionResult refused(std::string reason) { return {Kind::refused, std::move(reason), "", ""}; }
+PromotionResult conflict(std::string reason) { return {Kind::conflict, std::move(reason), "", ""}; }
+
+bool is_spec_param(const core::Spec* spec, const std::string& name) {
+  if (!spec) return true;
+  return std::find(spec->params.begin(), spec->params.end(), name) != spec->params.end();
+}
+
+std::vector<DispatchConfig> configs_of(const PromotionRequest& req) {
+  std::vector<DispatchConfig> out;
+  for (const auto& w : req.verdict.workloads) {
+    if (w.kind != "bench" || !w.time) continue;
+    DispatchConfig c;
+    c.workload = w.name;
+    for (const auto& [k, v] : w.params) (is_spec_param(req.spec, k) ? c.params : c.tune)[k] = v;
+    c.median_ns = w.time->median_ns;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_symbol, const core::IncumbentRef& inc) {
+  const auto& v = req.verdict;
+  nlohmann::json workloads = nlohmann::json::array();
+  for (const auto& w : v.workloads) {
+    if (w.kind != "bench" || !w.time) continue;
+    workloads.push_back({{"name", w.name}, {"params", w.params}, {"median_ns", w.time->median_ns},
+                         {"stderr_pct", w.time->mean_stderr_pct}, {"samples", w.time->samples},
+                         {"vs_incumbent", w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json()}});
+  }
+  return {{"op", v.op},
+          {"variant", v.variant},
+          {"backend", v.backend},
+          {"entry", entry_symbol},
+          {"summary", req.candidate.note},
+          {"author", "candidate " + req.candidate.id},
+          {"candidate", req.candidate.id},
+          {"flags", req.candidate.flags},
+          {"evidence",
+           {{"device", v.device},
+            {"toolchain", v.toolchain},
+            {"reason", v.reason},
+            {"replaces", inc.kernel},
+            {"compared_at_commit", inc.commit},
+            {"geomean_vs_incumbent", v.summary.geomean_vs_incumbent ? nlohmann::json(*v.summary.geomean_vs_incumbent)
+                                                                    : nlohmann::json()},
+            {"workloads", workloads}}}};
+}
+
+}  // namespace
+
+std::string promoted_path(const core::Candidate& c, const std::string& variant) {
+  return c.op + "/" + c.backend + "/" + variant + "_" + c.id + (c.backend == "cpu" ? ".cpp" : ".cu");
+}
+
+util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& req) {
+  const auto& v = req.verdict;
+  if (v.status != core::Status::accepted)
+    return refused(fmt::format("the verdict is {}, not accepted: {}", core::status_name(v.status), v.reason));
+  if (!v.summary.beats_incumbent)
+    return refused("the candidate was not compared with the library's incumbent (evaluated without a library)");
+  if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
+  const std::string dc = device_class(v);
+
+  // The branch may move under us for another op; retry on top of the new head as long as the
+  // incumbent this verdict was compared with is still the one in place.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto head = repo.head();
+    if (!head) return std::unexpected(head.error());
+    auto text = repo.read("dispatch.json", *head);
+    if (!text) return std::unexpected(text.error());
+    auto dispatch = parse_dispatch(*text);
+    if (!dispatch) return std::unexpected(dispatch.error());
+    const DispatchEntry* now = dispatch->incumbent(v.op, v.variant, v.backend, dc);
+    core::IncumbentRef compared = v.summary.incumbent.value_or(core::IncumbentRef{});
+    std::string now_sha;
+    if (now) {
+      auto src = repo.read(now->kernel, *head);
+      if (!src) return std::unexpected(src.error());
+      now_sha = util::sha256_hex(*src);
+    }
+    if (now_sha != compared.source_sha256 || (now && now->kernel != compared.kernel))
+      return conflict(fmt::format("the incumbent of {}/{}/{} changed since this candidate was measured (it was {}, "
+                                  "now {}): evaluate the candidate again against the new incumbent",
+                                  v.op, v.variant, v.backend, compared.kernel.empty() ? "none" : compared.kernel,
+                                  now ? now->kernel + " at " + head->substr(0, 12) : "none"));
+
+    DispatchEntry entry;
+    entry.op = v.op;
+    entry.variant = v.variant;
+    entry.backend = v.backend;
+    entry.device_class = dc;
+    entry.kernel = promoted_path(req.candidate, v.variant);
+    entry.entry = v.backend == "cpu" ? "kwb_" + v.op + "_" + v.variant : "";
+    if (v.backend == "cpu" && now) entry.entry = now->entry;
+    entry.candidate = req.candidate.id;
+    entry.configs = configs_of(req);
+    std::string meta_path = std::filesystem::path(entry.kernel).replace_extension(".json").generic_string();
+    std::map<std::string, std::string> files;
+    files[entry.kernel] = req.candidate.source;
+    files[meta_path] = metadata(req, entry.entry, compared).dump(2) + "\n";
+    dispatch->upsert(entry);
+    files["dispatch.json"] = dispatch_text(*dispatch);
+
+    double speedup = v.summary.geomean_vs_incumbent.value_or(0);
+    std::string message = fmt::format("Promote {} as the {}/{}/{} incumbent on {} ({:.3f}x)\n\n", req.candidate.id, v.op,
+                                      v.variant, v.backend, dc, speedup);
+    if (!req.candidate.note.empty()) message += req.candidate.note + "\n\n";
+    message += v.reason + "\n\n";
+    for (const auto& w : v.workloads)
+      if (w.kind == "bench" && w.time)
+        message += fmt::format("  {:<24} {:>12.0f} ns  {}\n", w.name, w.time->median_ns,
+                               w.vs_incumbent ? fmt::format("{:.3f}x", *w.vs_incumbent) : "-");
+    message += fmt::format("\nKwb-Candidate: {}\nKwb-Op: {}\nKwb-Variant: {}\nKwb-Backend: {}\nKwb-Device: {}\n"
+                           "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {:.4f}\nKwb-Replaces: {}\n"
+                           "Kwb-Reviewer: {}\n",
+                           req.candidate.id, v.op, v.variant, v.backend, v.device, dc, v.toolchain, speedup,
+                           compared.kernel.empty() ? "none" : compared.kernel,
+                           req.reviewer.empty() ? "unknown" : req.reviewer);
+    auto committed = repo.commit(*head, files, message);
+    if (!committed) return std::unexpected(committed.error());
+    if (committed->id) return PromotionResult{Kind::committed, "", *committed->id, entry.kernel};
+  }
+  return conflict("the library kept moving during the promotion (8 attempts); try again");
+}
+
+}  // namespace kwb::library

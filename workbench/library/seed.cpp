@@ -1,0 +1,55 @@
+#include "library/seed.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "library/dispatch.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::library {
+
+namespace fs = std::filesystem;
+
+util::Result<std::map<std::string, std::string>> seed_files(const fs::path& kernels_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(kernels_dir, ec)) return util::fail(kernels_dir.string(), "not a directory of kernels");
+  std::map<std::string, std::string> files;
+  Dispatch dispatch;
+  for (auto it = fs::recursive_directory_iterator(kernels_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
+    const fs::path& meta_path = it->path();
+    std::string rel_meta = fs::relative(meta_path, kernels_dir).generic_string();
+    auto meta_text = util::read_file(meta_path);
+    if (!meta_text) return std::unexpected(meta_text.error());
+    auto meta = nlohmann::json::parse(*meta_text, nullptr, false, true);
+    if (meta.is_discarded() || !meta.is_object()) return util::fail(meta_path.string(), "not a JSON object");
+    DispatchEntry e;
+    for (auto [field, name] : std::initializer_list<std::pair<std::string DispatchEntry::*, const char*>>{
+             {&DispatchEntry::op, "op"}, {&DispatchEntry::variant, "variant"}, {&DispatchEntry::backend, "backend"}}) {
+      if (!meta.contains(name) || !meta[name].is_string() || meta[name].get<std::string>().empty())
+        return util::fail(meta_path.string() + ": " + name, "missing or not a string");
+      e.*field = meta[name].get<std::string>();
+    }
+    if (e.backend == "cpu") {
+      if (!meta.contains("entry") || !meta["entry"].is_string())
+        return util::fail(meta_path.string() + ": entry", "a cpu kernel names its exported symbol");
+      e.entry = meta["entry"].get<std::string>();
+    }
+    fs::path source = meta_path;
+    source.replace_extension(e.backend == "cpu" ? ".cpp" : ".cu");
+    auto text = util::read_file(source);
+    if (!text) return util::fail(meta_path.string(), "no kernel source " + source.filename().string() + " beside it");
+    e.kernel = fs::relative(source, kernels_dir).generic_string();
+    if (auto* other = dispatch.find(e.op, e.variant, e.backend, e.device_class))
+      return util::fail(meta_path.string(), "a second seed kernel for " + e.op + "/" + e.variant + "/" + e.backend +
+                                                " (the first is " + other->kernel + ")");
+    files[e.kernel] = std::move(*text);
+    files[rel_meta] = std::move(*meta_text);
+    dispatch.upsert(std::move(e));
+  }
+  if (ec) return util::fail(kernels_dir.string(), ec.message());
+  files["dispatch.json"] = dispatch_text(dispatch);
+  return files;
+}
+
+}  // namespace kwb::library

@@ -1,0 +1,33 @@
+#pragma once
+// Review decisions on candidates: promoted (with the library commit) or rejected (with a reason).
+// A candidate is decided at most once.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.hpp"
+#include "util/error.hpp"
+
+namespace kwb::store {
+
+struct DecisionRecord {
+  std::string candidate_id;
+  std::string decision;  // "promoted" | "rejected"
+  std::string reason;
+  std::string commit_id;
+  std::optional<int64_t> token_id;
+  std::string decided_at;
+};
+
+class DecisionRepository {
+ public:
+  explicit DecisionRepository(Database& db) : m_db(db) {}
+  // False when the candidate already has a decision (nothing is written then).
+  util::Result<bool> record(const DecisionRecord& d);
+  util::Result<std::optional<DecisionRecord>> find(const std::string& candidate_id);
+
+ private:
+  Database& m_db;
+};
+
+}  // namespace kwb::store
