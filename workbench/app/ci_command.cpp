@@ -1,8 +1,8 @@
 // kwb ci promote: re-validates the pending winners (accepted, beating the incumbent, not yet
 // decided) one at a time with fresh seeds, re-times the incumbent in the same run, promotes
-// those that still win, and writes a JSON and a JUnit report. Exit 0 when every pending winner
-// was promoted, 1 when one regressed (no longer correct or no longer winning) or conflicted,
-// 2 on usage or setup errors.
+// those that still win, and writes a JSON and a JUnit report. A winner that no longer wins (or is
+// no longer correct) is recorded as rejected with the reason. Exit 0 when every pending winner was
+// promoted, 1 when one regressed, no longer won or conflicted, 2 on usage or setup errors.
 #include <cstdio>
 #include <iostream>
 
@@ -177,6 +177,9 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
       r["outcome"] = "error";
       r["reason"] = v.reason;
     }
+    // A winner that no longer wins under fresh seeds is rejected, so it stops being pending.
+    if (r["outcome"] == "regressed" || r["outcome"] == "no_longer_wins")
+      (void)decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "", std::nullopt, ""});
     r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
     (r["outcome"] == "promoted" ? promoted : failed)++;
     std::printf("%-9s %s %s/%s/%s: %s\n", r["outcome"].get<std::string>().c_str(), rec.id.c_str(), rec.op.c_str(),
