@@ -27,20 +27,28 @@ std::string render_verdict(const core::Verdict& v) {
   for (const auto& d : v.diagnostics)
     out += fmt::format("  {}:{}:{}: {}: {}\n", d.file, d.line, d.col, d.severity, d.message);
   if (!v.workloads.empty()) {
-    out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10} {:>11} {:>11} {:>7} {:>7}\n", "kind", "workload", "params",
-                       "checks", "max_rel", "median", "min", "stdev", "%bw");
+    out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10} {:>11} {:>11} {:>7} {:>7} {:>8}\n", "kind", "workload",
+                       "params", "checks", "max_rel", "median", "min", "stdev", "%bw", "vs inc.");
     for (const auto& w : v.workloads) {
-      std::string med = "-", mn = "-", sd = "-", bw = "-";
+      std::string med = "-", mn = "-", sd = "-", bw = "-", inc = "-";
+      if (w.vs_incumbent) inc = fmt::format("{:.3f}x", *w.vs_incumbent);
       if (w.time) {
         med = time_text(w.time->median_ns);
         mn = time_text(w.time->min_ns);
         sd = fmt::format("{:.1f}%", w.time->stdev_pct);
       }
       if (w.roofline && w.roofline->pct_bw) bw = fmt::format("{:.0f}%", *w.roofline->pct_bw);
-      out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10.2e} {:>11} {:>11} {:>7} {:>7}{}\n", w.kind, w.name,
-                         params_text(w.params), w.checks, w.max_rel_err, med, mn, sd, bw, w.correct ? "" : "  WRONG");
+      out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10.2e} {:>11} {:>11} {:>7} {:>7} {:>8}{}\n", w.kind, w.name,
+                         params_text(w.params), w.checks, w.max_rel_err, med, mn, sd, bw, inc,
+                         w.correct ? "" : "  WRONG");
     }
   }
+  if (v.summary.incumbent)
+    out += fmt::format("  incumbent: {} at {:.12} ({}{}): {} geomean, {}\n", v.summary.incumbent->kernel,
+                       v.summary.incumbent->commit, v.summary.incumbent->device_class,
+                       v.summary.incumbent->remeasured ? ", re-timed in this run" : ", from its tuning records",
+                       v.summary.geomean_vs_incumbent ? fmt::format("{:.3f}x", *v.summary.geomean_vs_incumbent) : "-",
+                       v.summary.beats_incumbent.value_or(false) ? "beats it" : "does not beat it");
   out += fmt::format("  toolchain: {}\n  wall: {:.0f} ms", v.toolchain, v.summary.wall_ms);
   for (const auto& [k, ms] : v.summary.stage_ms) out += fmt::format(", {} {:.0f} ms", k, ms);
   out += "\n";
