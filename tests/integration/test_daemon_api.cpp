@@ -85,6 +85,29 @@ TEST_F(DaemonApi, IdempotentResubmitReturnsTheSameId) {
   EXPECT_EQ(body_of(a)["id"], body_of(b)["id"]);
 }
 
+// The daemon serves the cuda backend everywhere: without a GPU the candidate is still analysed
+// and compiled with NVRTC (its compile errors are real verdicts), then the verdict is no_device.
+TEST_F(DaemonApi, CudaCandidatesAreCompiledEvenWithoutAGpu) {
+  ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
+  auto c = client();
+  auto source = read_text(source_dir() / "kernels" / "vector_add" / "cuda" / "vectorized.cu");
+  auto r = c.Post("/v1/candidates", nlohmann::json{{"op", "vector_add"}, {"backend", "cuda"}, {"source", source}}.dump(),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  std::string id = body_of(r)["id"];
+  auto done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
+  ASSERT_EQ(done["state"], "done") << done.dump(2);
+  const auto& v = done["verdict"];
+  std::string reason = v["reason"];
+  if (v["status"] == "accepted") GTEST_SKIP() << "this machine has a GPU: " << reason;
+  if (reason.find("NVRTC") != std::string::npos && v["status"] != "no_device")
+    GTEST_SKIP() << "no NVRTC here: " << reason;
+  EXPECT_EQ(v["status"], "no_device") << v.dump(2);
+  EXPECT_EQ(v["backend"], "cuda");
+  EXPECT_NE(v["toolchain"].get<std::string>().find("NVRTC"), std::string::npos) << v.dump(2);
+}
+
 TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
   auto c = client();
   // A kernel that never returns keeps the device lane busy, so the next one stays queued.

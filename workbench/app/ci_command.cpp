@@ -104,7 +104,8 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   auto cpu = eval::cpu_device(*db);
   if (!cpu) return usage(cpu.error().what());
   store::ObjectStore objects(workspace / "objects");
-  auto factory = cpu_factory(*catalog, eval_options(settings), *cpu);
+  auto opt = eval_options(settings);
+  auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
   library::Referee referee(**repo, *db, *policy);
   auto started_commit = (*repo)->head();
 

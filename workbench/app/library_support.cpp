@@ -1,8 +1,12 @@
 #include "app/library_support.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "eval/cpu_evaluation.hpp"
+#include "eval/cuda_device.hpp"
 #include "reference_registry.hpp"
 
 namespace kwb::app {
@@ -21,21 +25,46 @@ eval::EvalOptions eval_options(const util::Settings& s) {
   return opt;
 }
 
-exec::EvaluationFactory cpu_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu) {
-  return [&specs, opt, cpu](const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)
-             -> util::Result<std::unique_ptr<eval::Evaluation>> {
+CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt) {
+  CudaBackend b;
+  auto helpers = opt.runner.parent_path();
+  b.options.gpu_runner = helpers / "kwb-gpu-runner";
+  b.options.nvrtc_worker = helpers / "kwb-nvrtc-worker";
+  b.options.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
+  if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) b.options.driver = driver;
+  auto device = eval::cuda_device(db, eval::GpuSessionOptions{b.options.gpu_runner, opt.bwrap, opt.workspace / "jobs",
+                                                              opt.run_timeout_ms, b.options.driver, false});
+  if (device) {
+    b.device = *device;
+  } else {
+    b.device.present = false;
+    b.device.reason = "no CUDA device: " + device.error().what();
+  }
+  return b;
+}
+
+exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
+                                           CudaBackend cuda) {
+  return [&specs, opt, cpu, cuda](const store::CandidateRecord& rec, const std::string& source,
+                                  eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
     const core::Spec* spec = specs.find(rec.op);
     if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
-    if (rec.backend != "cpu") return util::fail("backend", "backend '" + rec.backend + "' is not served here");
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-    return std::unique_ptr<eval::Evaluation>(
-        new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
+    if (rec.backend == "cpu")
+      return std::unique_ptr<eval::Evaluation>(
+          new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
+    if (rec.backend == "cuda")
+      return std::unique_ptr<eval::Evaluation>(new eval::CudaEvaluation(
+          *spec, reference::find(rec.op), std::move(cand), opt, cuda.options, cuda.device, std::move(progress)));
+    return util::fail("backend", "backend '" + rec.backend + "' is not served here");
   };
 }
 
 std::filesystem::path library_path(const util::Settings& settings) {
-  const std::string& set = settings.get("library");
-  return set.empty() ? std::filesystem::path(settings.get("workspace")) / "library" : std::filesystem::path(set);
+  std::string set = settings.get("library");
+  const std::string prefix = "<workspace>/";
+  if (set.starts_with(prefix)) return std::filesystem::path(settings.get("workspace")) / set.substr(prefix.size());
+  return set;
 }
 
 core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
@@ -65,6 +94,7 @@ AutoPromote::AutoPromote(const std::string& setting) {
     op.erase(0, op.find_first_not_of(" \t"));
     op.erase(op.find_last_not_of(" \t") + 1);
     if (op == "all") m_all = true;
+    else if (op == "none") continue;
     else if (!op.empty()) m_ops.insert(op);
   }
 }

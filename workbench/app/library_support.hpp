@@ -8,6 +8,7 @@
 #include "core/candidate.hpp"
 #include "core/verdict.hpp"
 #include "eval/cpu_device.hpp"
+#include "eval/cuda_evaluation.hpp"
 #include "eval/options.hpp"
 #include "exec/pipeline.hpp"
 #include "spec/loader.hpp"
@@ -17,10 +18,20 @@ namespace kwb::app {
 
 // Evaluation options from the settings (workspace, runner, sandbox, budgets).
 eval::EvalOptions eval_options(const util::Settings& settings);
-// Evaluations of cpu candidates (the backend the daemon serves); `specs` must outlive it.
-exec::EvaluationFactory cpu_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu);
+// The CUDA side of a factory: where the GPU helpers are and the device found at start-up
+// (present = false on a machine without a GPU: cuda candidates are still analysed and compiled,
+// and their verdict is no_device).
+struct CudaBackend {
+  eval::CudaOptions options;
+  eval::CudaDevice device;
+};
+// The GPU helpers beside kwb-runner, the device (found and calibrated once; never an error).
+CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt);
+// Evaluations of cpu and cuda candidates; `specs` must outlive it.
+exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
+                                           CudaBackend cuda);
 
-// The `library` setting, or <workspace>/library.
+// The `library` setting, with a leading "<workspace>/" replaced by the workspace.
 std::filesystem::path library_path(const util::Settings& settings);
 
 // Evaluates a library kernel (the incumbent) through the daemon's evaluation factory, in the
@@ -28,7 +39,7 @@ std::filesystem::path library_path(const util::Settings& settings);
 core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
                                      const core::Candidate& kernel);
 
-// The `auto-promote` setting: "" (off), "all", or a comma list of ops.
+// The `auto-promote` setting: "none" (or ""), "all", or a comma list of ops.
 class AutoPromote {
  public:
   explicit AutoPromote(const std::string& setting);

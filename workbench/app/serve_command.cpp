@@ -65,7 +65,8 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   eval::EvalOptions opt = eval_options(settings);
   const spec::Catalog& specs = *catalog;
   eval::CpuDevice cpu = *device;
-  exec::EvaluationFactory factory = cpu_factory(specs, opt, cpu);
+  CudaBackend cuda = find_cuda_backend(*db, opt);
+  exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
   std::thread([] { analysis::warm_up("cpu"); }).detach();
@@ -95,6 +96,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
   ctx.limits.queue_quota = a.queue_quota;
   ctx.curator = &curator;
+  ctx.backends = {"cpu", "cuda"};  // cuda without a GPU: analysed and compiled, then no_device
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   api::Server server(ctx);
   std::string error;
@@ -116,9 +118,9 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     server.stop();
   });
   waiter.detach();
-  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s, library %s)\n",
+  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s, library %s, %s)\n",
               a.host.c_str(), server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.c_str(),
-              (*library)->path().c_str());
+              (*library)->path().c_str(), cuda.device.describe().c_str());
   std::fflush(stdout);
   server.run();
   hub.shutdown();

@@ -29,7 +29,21 @@ std::vector<std::string> kernel_flags(Repository& repo, const std::string& kerne
 
 struct Side {
   double median_ns, stderr_pct;
+  int64_t samples;
 };
+
+// Two-sided 99.73% quantiles of Student's t (the "3 sigma" of a normal for few samples): a
+// standard error estimated from 3 samples is itself uncertain, so it needs a far wider band.
+double t_quantile(int64_t df) {
+  static constexpr std::pair<int64_t, double> k_table[] = {
+      {1, 235.8}, {2, 19.21}, {3, 9.22}, {4, 6.62}, {5, 5.51},  {6, 4.90},  {7, 4.53},   {8, 4.28},
+      {9, 4.09},  {10, 3.96}, {15, 3.59}, {20, 3.42}, {30, 3.27}, {60, 3.13}, {120, 3.06}};
+  if (df >= 1000) return 3.0;
+  double q = k_table[0].second;
+  for (const auto& [at, value] : k_table)
+    if (df >= at) q = value;  // the entry at or below df: conservative between entries
+  return q;
+}
 
 }  // namespace
 
@@ -116,7 +130,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
   auto records = tuning.current(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
   std::map<std::string, Side> inc;
   if (records)
-    for (const auto& [name, r] : *records) inc[name] = {r.median_ns, r.stderr_pct};
+    for (const auto& [name, r] : *records) inc[name] = {r.median_ns, r.stderr_pct, r.samples};
   bool complete = !m_policy.always_remeasure;
   for (const auto& w : v.workloads)
     if (w.kind == "bench" && w.time && !inc.contains(w.name)) complete = false;
@@ -133,7 +147,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
     auto fresh = records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12));
     (void)tuning.put(fresh);
     inc.clear();
-    for (const auto& r : fresh) inc[r.workload] = {r.median_ns, r.stderr_pct};
+    for (const auto& r : fresh) inc[r.workload] = {r.median_ns, r.stderr_pct, r.samples};
     v.summary.incumbent->remeasured = true;
   }
 
@@ -149,7 +163,10 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
     w.vs_incumbent = speedup;
     ++compared;
     log_sum += std::log(speedup);
-    double noise = m_policy.noise_sigmas * std::hypot(w.time->mean_stderr_pct, it->second.stderr_pct);
+    // noise_sigmas for many samples, widened by Student's t for few (df of the smaller side).
+    int64_t df = std::min<int64_t>(w.time->samples, it->second.samples) - 1;
+    double noise = m_policy.noise_sigmas / 3.0 * t_quantile(df) *
+                   std::hypot(w.time->mean_stderr_pct, it->second.stderr_pct);
     if ((speedup - 1) * 100 > std::max(m_policy.min_gain_pct, noise)) ++wins;
     if ((1 - speedup) * 100 > std::max(m_policy.max_regression_pct, noise)) ++regressions;
     if (speedup > best_s) best_s = speedup, best = w.name;

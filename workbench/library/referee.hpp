@@ -18,6 +18,7 @@ namespace kwb::library {
 struct Policy {
   double min_gain_pct = 1.0;        // a win must be at least this much faster ...
   double noise_sigmas = 3.0;        // ... and beyond this many standard errors of the difference
+                                    // (with few samples: the matching Student's t quantile instead)
   double max_regression_pct = 5.0;  // no bench workload may be slower by more than this
   bool always_remeasure = false;    // time the incumbent in this run even with current records (CI)
 };
