@@ -1,0 +1,152 @@
+// src/<function>.cpp: the exported function — argument checks, then the CUDA launch plan for
+// device pointers (with KWB_WITH_CUDA) or the CPU kernel for host pointers.
+#include <fmt/format.h>
+
+#include "package/cxx.hpp"
+#include "package/model.hpp"
+
+namespace kwb::package {
+
+namespace {
+
+std::map<std::string, std::string> param_names(const core::Spec& spec) {
+  std::map<std::string, std::string> names;
+  for (const auto& p : spec.params) names[p] = cxx_name(p);
+  return names;
+}
+
+util::Result<std::string> tensor_checks(const Target& t) {
+  std::string out;
+  const auto names = param_names(*t.spec);
+  for (const auto& tensor : t.spec->tensors) {
+    std::string dims;
+    for (const auto& d : tensor.shape) {
+      auto e = cxx_expr(d, names);
+      if (!e) return util::fail(t.spec->file.string() + ": tensor '" + tensor.name + "' shape", e.error().what());
+      dims += fmt::format("{}{{{}, {}}}", dims.empty() ? "" : ", ", cxx_string(d), *e);
+    }
+    out += fmt::format("  if (int kwb_rc = rt::check_tensor(\"{}\", \"{}\", {}, {{{}}})) return kwb_rc;\n", t.function,
+                       tensor.name, cxx_name(tensor.name), dims);
+  }
+  return out;
+}
+
+// The launches of one config: workspace, then each kernel in order on the stream.
+util::Result<std::string> config_case(const Target& t, size_t index) {
+  const CudaKernel& k = *t.cuda;
+  const CudaConfig& c = k.configs[index];
+  auto names = param_names(*t.spec);
+  for (const auto& [name, value] : c.tune) names[name] = std::to_string(value);
+  const std::string where = k.path + " (config " + c.label + ")";
+  auto expr = [&](const std::string& text) -> util::Result<std::string> {
+    auto e = cxx_expr(text, names);
+    if (!e) return util::fail(where, e.error().what());
+    return e;
+  };
+  auto list = [&](const std::vector<std::string>& texts) -> util::Result<std::string> {
+    std::string s;
+    for (const auto& x : texts) {
+      auto e = expr(x);
+      if (!e) return e;
+      s += (s.empty() ? "" : ", ") + *e;
+    }
+    return s;
+  };
+  std::string out = fmt::format("    case {}: {{  // {}\n", index, c.label);
+  auto ws = expr(k.plan.workspace_bytes.empty() ? "0" : k.plan.workspace_bytes);
+  if (!ws) return ws;
+  out += fmt::format("      if (int kwb_e = rt::workspace_alloc(\"{}\", {}, &kwb_ws, stream)) return kwb_e;\n", t.function, *ws);
+  for (size_t i = 0; i < k.plan.launches.size(); ++i) {
+    const auto& l = k.plan.launches[i];
+    std::string args;
+    for (const auto& a : l.args) {
+      std::string name = a.kind == core::LaunchArg::Kind::workspace ? "kwb_ws" : cxx_name(a.name);
+      args += (args.empty() ? "" : ", ") + ("(void*)&" + name);
+    }
+    auto grid = list(l.grid), block = list(l.block), smem = expr(l.smem);
+    if (!grid) return grid;
+    if (!block) return block;
+    if (!smem) return smem;
+    out += fmt::format("      if (kwb_rc == ok) {{\n        void* kwb_args[] = {{{}}};\n", args);
+    out += fmt::format("        kwb_rc = rt::launch(\"{}\", \"{}\", {}[{}], {{{}}}, {{{}}}, {}, kwb_args, stream);\n      }}\n",
+                       t.function, l.kernel, c.table, i, *grid, *block, *smem);
+  }
+  return out + "      break;\n    }\n";
+}
+
+util::Result<std::string> cuda_part(const Target& t) {
+  const CudaKernel& k = *t.cuda;
+  std::string out = "#ifdef KWB_WITH_CUDA\n";
+  for (const auto& c : k.configs) out += fmt::format("extern \"C\" const void* const {}[];  // {}\n", c.table, c.label);
+  out += "\nnamespace kwb {\nnamespace {\n\n";
+  std::string elements, configs;
+  for (const auto& p : k.picks) {
+    elements += fmt::format("{}{:.17g} /* {} */", elements.empty() ? "" : ", ", p.elements, p.workload);
+    configs += fmt::format("{}{}", configs.empty() ? "" : ", ", p.config);
+  }
+  if (!k.picks.empty()) {
+    out += fmt::format("// Element counts (products of the params) of the measured workloads, and their configs.\n");
+    out += fmt::format("constexpr double k_pick_elements[] = {{{}}};\nconstexpr size_t k_pick_configs[] = {{{}}};\n\n",
+                       elements, configs);
+  }
+  std::string count = "1.0";
+  for (const auto& p : t.spec->params) count += " * double(" + cxx_name(p) + ")";
+  out += fmt::format("int {}_cuda({}, void* stream) {{\n", t.function, signature(t));
+  out += fmt::format("  const size_t kwb_config = rt::pick_config({}, {}, {}, {}, {});\n",
+                     k.picks.empty() ? "nullptr" : "k_pick_elements", k.picks.empty() ? "nullptr" : "k_pick_configs",
+                     k.picks.size(), k.configs.size(), count);
+  out += "  void* kwb_ws = nullptr;\n  int kwb_rc = ok;\n  switch (kwb_config) {\n";
+  for (size_t i = 0; i < k.configs.size(); ++i) {
+    auto c = config_case(t, i);
+    if (!c) return c;
+    out += *c;
+  }
+  out += fmt::format("    default:\n      return rt::fail(invalid_argument, \"kwb::{}: no config \" + std::to_string(kwb_config));\n  }}\n",
+                     t.function);
+  out += fmt::format("  const int kwb_freed = rt::workspace_free(\"{}\", kwb_ws, stream);\n", t.function);
+  out += "  return kwb_rc != ok ? kwb_rc : kwb_freed;\n}\n\n}  // namespace\n}  // namespace kwb\n#endif\n\n";
+  return out;
+}
+
+}  // namespace
+
+util::Result<std::string> render_dispatcher(const Target& t) {
+  std::string out = fmt::format("// Generated by `kwb export`: kwb::{} ({}/{}).\n", t.function, t.spec->op, t.variant->name);
+  if (t.cpu) out += fmt::format("//   cpu:  {} ({}, device class {})\n", t.cpu->path, t.cpu->entry, t.cpu->device_class);
+  if (t.cuda) {
+    std::string labels;
+    for (const auto& c : t.cuda->configs) labels += (labels.empty() ? "" : "; ") + c.label;
+    out += fmt::format("//   cuda: {} (device class {}), configs: {}\n", t.cuda->path, t.cuda->device_class, labels);
+  }
+  out += "#include \"runtime.hpp\"\n\nusing kwb::rt::I;\n\n";
+  if (t.cpu) out += fmt::format("extern \"C\" void {}({});\n\n", t.cpu->entry, signature(t));
+  if (t.cuda) {
+    auto c = cuda_part(t);
+    if (!c) return c;
+    out += *c;
+  }
+  auto checks = tensor_checks(t);
+  if (!checks) return checks;
+  out += fmt::format("namespace kwb {{\n\nint {}({}, void* stream) {{\n", t.function, signature(t));
+  out += *checks;
+  std::string located;
+  for (const auto& tensor : t.spec->tensors) located += fmt::format("{}{{\"{}\", {}}}", located.empty() ? "" : ", ", tensor.name, cxx_name(tensor.name));
+  out += "#ifdef KWB_WITH_CUDA\n  bool kwb_on_device = false;\n";
+  out += fmt::format("  if (int kwb_rc = rt::locate(\"{}\", {{{}}}, kwb_on_device)) return kwb_rc;\n", t.function, located);
+  if (t.cuda)
+    out += fmt::format("  if (kwb_on_device) {{\n    const int kwb_rc = {}_cuda({}, stream);\n    return kwb_rc == ok ? rt::succeed() : kwb_rc;\n  }}\n",
+                       t.function, argument_names(t));
+  else
+    out += fmt::format("  if (kwb_on_device)\n    return rt::fail(no_kernel, \"kwb::{}: the tensors are in device memory and this package has no CUDA kernel for {}/{}\");\n",
+                       t.function, t.spec->op, t.variant->name);
+  out += "#endif\n  (void)stream;\n";
+  if (t.cpu)
+    out += fmt::format("  {}({});\n  return rt::succeed();\n", t.cpu->entry, argument_names(t));
+  else
+    out += fmt::format("  return rt::fail(no_kernel, \"kwb::{}: the tensors are in host memory and this package has no CPU kernel for {}/{}{}\");\n",
+                       t.function, t.spec->op, t.variant->name, " (pass device pointers to a build with KWB_WITH_CUDA)");
+  out += "}\n\n}  // namespace kwb\n";
+  return out;
+}
+
+}  // namespace kwb::package

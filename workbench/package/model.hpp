@@ -1,0 +1,87 @@
+#pragma once
+// What an export contains, checked and resolved before any file is generated: one Target per
+// exported function (op + variant) with its CPU and/or CUDA incumbent from dispatch.json.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/launch_plan.hpp"
+#include "core/spec.hpp"
+#include "package/export.hpp"
+
+namespace kwb::package {
+
+struct CpuKernel {
+  std::string path;  // library path, e.g. "softmax/cpu/three_pass.cpp"
+  std::string entry;  // its extern "C" symbol
+  std::string device_class;
+};
+
+struct CudaConfig {
+  std::map<std::string, int64_t> tune;  // one value per tunable
+  std::string label;                    // "BLOCK=256" or "default"
+  std::string table;                    // kwb_cuda_<function>_cfg<N>: the kernels' host stubs, by launch
+  std::string file;                     // cuda/<function>_cfg<N>.cu
+};
+
+// A measured workload of the dispatch entry: calls nearest to its element count use its config.
+struct ConfigPick {
+  std::string workload;
+  double elements = 0;  // product of the workload's params
+  size_t config = 0;
+};
+
+struct CudaKernel {
+  std::string path;  // library path, e.g. "softmax/cuda/block_row.cu"
+  std::string device_class;
+  core::LaunchPlan plan;  // bound to the spec (argument kinds and indices filled)
+  std::vector<CudaConfig> configs;
+  std::vector<ConfigPick> picks;  // empty: configs[0] for every call
+};
+
+struct Target {
+  const core::Spec* spec = nullptr;
+  const core::Variant* variant = nullptr;
+  std::string function;  // kwb::<function>
+  std::optional<CpuKernel> cpu;
+  std::optional<CudaKernel> cuda;
+};
+
+struct Package {
+  std::vector<Target> targets;                       // sorted by function
+  std::map<std::string, std::string> kernel_sources;  // library path -> text
+  std::map<std::string, std::string> references;      // op -> reference.cpp text
+  std::vector<std::string> skipped;
+  std::string dispatch_json;  // the library's dispatch.json, kept in the package for provenance
+};
+
+// Reads dispatch.json and the kernels it names from the library tree and checks them.
+util::Result<Package> resolve_package(const ExportRequest& request);
+
+// Every generated file: package-relative path -> content.
+util::Result<std::map<std::string, std::string>> render_package(const Package& package);
+
+// "const float* x, float* y, int64_t rows, int64_t cols": a target's parameters (tensors in spec
+// order, then the int64 params), as its function and its CPU entry point take them.
+std::string signature(const Target& target);
+// "x, y, rows, cols": the same names, for a call.
+std::string argument_names(const Target& target);
+
+// Pieces of render_package, one file each (gen_*.cpp).
+std::string render_header(const Package& package);
+util::Result<std::string> render_dispatcher(const Target& target);
+std::string render_cuda_config(const Target& target, const CudaConfig& config, std::string_view kernel_source);
+std::string render_runtime_hpp();
+std::string render_runtime_cpp();
+util::Result<std::string> render_example(const Package& package);
+std::string render_example_check_hpp();
+std::string render_reference_hpp();
+std::string render_dtype_hpp();
+std::string render_cmake(const Package& package);
+std::string render_config_in();
+std::string render_readme(const Package& package);
+std::string render_manifest(const Package& package);
+
+}  // namespace kwb::package

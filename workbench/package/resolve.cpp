@@ -1,0 +1,181 @@
+// resolve_package: dispatch.json + the library tree + the catalog -> a checked Package model.
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "library/dispatch.hpp"
+#include "package/cxx.hpp"
+#include "package/model.hpp"
+#include "spec/launch_plan.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::package {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string key_of(const library::DispatchEntry& e) {
+  return "dispatch.json: " + e.op + "/" + e.variant + "/" + e.backend + "/" + e.device_class;
+}
+
+std::string host_cpu_class() {
+  utsname u{};
+  uname(&u);
+  return std::string("cpu-") + u.machine;
+}
+
+util::Result<std::string> read_kernel(const ExportRequest& req, const library::DispatchEntry& e, std::string_view ext) {
+  const std::string where = key_of(e) + ": kernel '" + e.kernel + "'";
+  if (fs::path(e.kernel).extension() != ext)
+    return util::fail(where, fmt::format("a {} kernel is a {} file", e.backend, ext));
+  std::error_code ec;
+  const fs::path path = req.library_dir / e.kernel;
+  if (!fs::is_regular_file(path, ec))
+    return util::fail(where, "no such file in the library (" + req.library_dir.string() + ")");
+  auto text = util::read_file(path);
+  if (!text) return util::fail(where, text.error().what());
+  return *text;
+}
+
+// The configs to compile (distinct tune maps of the measured workloads, or the first value of
+// every tunable) and which workload picks which.
+util::Result<void> resolve_configs(CudaKernel& k, const library::DispatchEntry& e, const core::Spec& spec,
+                                   const std::string& function) {
+  auto add = [&](const std::map<std::string, int64_t>& tune) {
+    for (size_t i = 0; i < k.configs.size(); ++i)
+      if (k.configs[i].tune == tune) return i;
+    const size_t n = k.configs.size();
+    k.configs.push_back({tune, core::TuneConfig{tune}.label(), fmt::format("kwb_cuda_{}_cfg{}", function, n),
+                         fmt::format("cuda/{}_cfg{}.cu", function, n)});
+    return n;
+  };
+  if (e.configs.empty()) {
+    std::map<std::string, int64_t> first;
+    for (const auto& t : k.plan.tunables) first[t.name] = t.values.front();
+    add(first);
+    return {};
+  }
+  for (size_t i = 0; i < e.configs.size(); ++i) {
+    const auto& c = e.configs[i];
+    const std::string where = fmt::format("{}: configs[{}]", key_of(e), i);
+    for (const auto& [name, value] : c.tune) {
+      auto t = std::find_if(k.plan.tunables.begin(), k.plan.tunables.end(), [&](auto& x) { return x.name == name; });
+      if (t == k.plan.tunables.end())
+        return util::fail(where + ".tune." + name, "not a tunable of " + e.kernel);
+      if (std::find(t->values.begin(), t->values.end(), value) == t->values.end())
+        return util::fail(where + ".tune." + name,
+                          fmt::format("{} is not one of the values of its kwb:tune line ({})", value, fmt::join(t->values, ", ")));
+    }
+    for (const auto& t : k.plan.tunables)
+      if (!c.tune.contains(t.name)) return util::fail(where + ".tune", "missing '" + t.name + "' (tuned by " + e.kernel + ")");
+    std::map<std::string, int64_t> params = c.params;
+    if (params.empty()) {
+      auto w = std::find_if(spec.bench_workloads.begin(), spec.bench_workloads.end(), [&](auto& x) { return x.name == c.workload; });
+      if (w == spec.bench_workloads.end())
+        return util::fail(where + ".params", "empty, and the spec has no bench workload '" + c.workload + "'");
+      params = w->params;
+    }
+    double elements = 1;
+    for (const auto& [name, value] : params) {
+      if (value < 1) return util::fail(where + ".params." + name, fmt::format("{} is not >= 1", value));
+      elements *= double(value);
+    }
+    k.picks.push_back({c.workload, elements, add(c.tune)});
+  }
+  return {};
+}
+
+util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, const library::DispatchEntry& e) {
+  if (e.backend == "cpu") {
+    auto text = read_kernel(req, e, ".cpp");
+    if (!text) return std::unexpected(text.error());
+    if (e.entry.empty()) return util::fail(key_of(e) + ": entry", "a cpu entry names its extern \"C\" symbol");
+    if (text->find(e.entry) == std::string::npos)
+      return util::fail(key_of(e) + ": entry", "'" + e.entry + "' does not appear in " + e.kernel);
+    t.cpu = CpuKernel{e.kernel, e.entry, e.device_class};
+    pkg.kernel_sources[e.kernel] = std::move(*text);
+    return {};
+  }
+  auto text = read_kernel(req, e, ".cu");
+  if (!text) return std::unexpected(text.error());
+  auto plan = spec::parse_launch_plan(*text, e.kernel);
+  if (!plan) return util::fail(key_of(e), plan.error().what());
+  if (auto b = spec::bind_launch_plan(*plan, *t.spec, e.kernel); !b) return util::fail(key_of(e), b.error().what());
+  if (!plan->variant.empty() && plan->variant != e.variant)
+    return util::fail(key_of(e), e.kernel + " declares kwb:variant " + plan->variant);
+  CudaKernel k{e.kernel, e.device_class, std::move(*plan), {}, {}};
+  if (auto r = resolve_configs(k, e, *t.spec, t.function); !r) return std::unexpected(r.error());
+  t.cuda = std::move(k);
+  pkg.kernel_sources[e.kernel] = std::move(*text);
+  return {};
+}
+
+}  // namespace
+
+util::Result<Package> resolve_package(const ExportRequest& req) {
+  if (!req.catalog) return util::fail("export", "no spec catalog given");
+  for (const auto& b : req.backends)
+    if (b != "cpu" && b != "cuda" && b != "cuda-launcher")
+      return util::fail("backends", "'" + b + "' is not one of cpu, cuda, cuda-launcher");
+  const fs::path dispatch_path = req.library_dir / "dispatch.json";
+  auto text = util::read_file(dispatch_path);
+  if (!text) return util::fail(dispatch_path.string(), "cannot read the library's dispatch.json: " + text.error().message);
+  auto dispatch = library::parse_dispatch(*text, "dispatch.json");
+  if (!dispatch) return std::unexpected(dispatch.error());
+
+  Package pkg;
+  pkg.dispatch_json = *text;
+  const std::string cpu_class = req.cpu_device_class.empty() ? host_cpu_class() : req.cpu_device_class;
+  std::map<std::string, Target> targets;  // by function
+  std::set<std::string> wanted(req.ops.begin(), req.ops.end()), seen_ops;
+  for (const auto& e : dispatch->entries) {
+    if (!wanted.empty() && !wanted.contains(e.op)) continue;
+    if (std::find(req.backends.begin(), req.backends.end(), e.backend) == req.backends.end()) continue;
+    const std::string key = e.op + "/" + e.variant + "/" + e.backend + "/" + e.device_class;
+    if (e.backend == "cuda-launcher") {
+      pkg.skipped.push_back(key + ": the cuda-launcher form is not exported yet");
+      continue;
+    }
+    const std::string& cls = e.backend == "cpu" ? cpu_class : req.cuda_device_class;
+    if (dispatch->incumbent(e.op, e.variant, e.backend, cls) != &e) {
+      pkg.skipped.push_back(key + ": another device class (exporting " + cls + ")");
+      continue;
+    }
+    const core::Spec* spec = req.catalog->find(e.op);
+    if (!spec) return util::fail(key_of(e) + ": op", "'" + e.op + "' is not in the spec catalog");
+    const core::Variant* variant = spec->find_variant(e.variant);
+    if (!variant) return util::fail(key_of(e) + ": variant", "'" + e.variant + "' is not a variant of " + spec->file.string());
+    const std::string fn = function_name(e.op, e.variant);
+    Target& t = targets[fn];
+    if (t.spec && t.variant != variant)
+      return util::fail(key_of(e), "exported function kwb::" + fn + " would also serve " + t.spec->op + "/" + t.variant->name);
+    t.spec = spec, t.variant = variant, t.function = fn;
+    seen_ops.insert(e.op);
+    if (auto r = add_entry(pkg, t, req, e); !r) return std::unexpected(r.error());
+  }
+  for (const auto& op : wanted)
+    if (!seen_ops.contains(op)) return util::fail("ops", "'" + op + "' has no exported entry in dispatch.json");
+  if (targets.empty()) return util::fail("dispatch.json", "nothing to export for backends " + fmt::format("{}", fmt::join(req.backends, ", ")));
+
+  std::map<std::string, std::string> symbols;  // CPU entry symbol -> function
+  for (auto& [fn, t] : targets) {
+    if (t.cpu) {
+      auto [it, fresh] = symbols.emplace(t.cpu->entry, fn);
+      if (!fresh) return util::fail("dispatch.json", "kwb::" + fn + " and kwb::" + it->second + " both use the symbol " + t.cpu->entry);
+    }
+    if (!pkg.references.contains(t.spec->op)) {
+      const fs::path ref = req.specs_dir / t.spec->op / "reference.cpp";
+      auto r = util::read_file(ref);
+      if (!r) return util::fail(ref.string(), "cannot read the trusted reference of " + t.spec->op + ": " + r.error().message);
+      pkg.references[t.spec->op] = std::move(*r);
+    }
+    pkg.targets.push_back(std::move(t));
+  }
+  return pkg;
+}
+
+}  // namespace kwb::package
