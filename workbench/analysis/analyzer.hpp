@@ -55,6 +55,9 @@ struct Report {
   double ms = 0;       // wall time of this call
   bool cached = false;  // served from the in-memory cache
   bool timed_out = false;  // the analyzer was stopped at the timeout (never cached)
+  // backend "cuda": "nvrtc-prelude" (the fast path) or "cuda-wrapper" (clang's CUDA runtime
+  // wrapper: includes the prelude does not fit, or a source it did not parse); else empty.
+  std::string parsed_with;
 
   bool has_errors() const;
   // The finding that decides the verdict: the first parse error (the source is not valid for the

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/cuda_prelude.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 
@@ -23,8 +24,9 @@ namespace {
 constexpr const char* k_cpu_headers[] = {"algorithm", "array",   "bit",     "cfloat",      "climits",
                                          "cmath",     "cstddef", "cstdint", "cstdlib",     "cstring",
                                          "limits",    "numeric", "type_traits", "utility", "vector"};
-// Kept small: loading a PCH costs time in proportion to its size (cub and cooperative_groups
-// would double the time of every CUDA analysis; candidates that include them parse them).
+// The wrapper's set (for `cuda` sources the NVRTC prelude does not fit, and `cuda-launcher`). Kept
+// small: loading a PCH costs time in proportion to the function definitions it holds (cub and
+// cooperative_groups would double the time of every analysis; candidates that include them parse them).
 constexpr const char* k_cuda_headers[] = {"cstdint", "cuda_fp16.h", "cuda_bf16.h", "mma.h"};
 // CUDA 13 removed these; clang 19's CUDA wrapper still includes them.
 constexpr const char* k_stub_headers[] = {"texture_fetch_functions.h", "texture_indirect_functions.h"};
@@ -54,13 +56,19 @@ Mode mode_of(PchSet set) {
   switch (set) {
     case PchSet::cpu:
     case PchSet::cpu_simd: return Mode::cpu;
-    case PchSet::cuda_device: return Mode::cuda_device;
+    case PchSet::cuda_device:
+    case PchSet::cuda_prelude:
+    case PchSet::cuda_prelude_fp: return Mode::cuda_device;
     case PchSet::cuda_host: return Mode::cuda_host;
   }
   return Mode::cpu;
 }
 
-std::string header_text(PchSet set) {
+}  // namespace
+
+std::string ClangEnv::header_text(PchSet set) const {
+  if (set == PchSet::cuda_prelude || set == PchSet::cuda_prelude_fp)
+    return cuda_prelude(m_cudart_version, set == PchSet::cuda_prelude_fp);
   std::string text = "// kwb analysis: precompiled common headers (generated)\n";
   if (mode_of(set) == Mode::cpu)
     for (const char* h : k_cpu_headers) text += std::string("#include <") + h + ">\n";
@@ -69,9 +77,6 @@ std::string header_text(PchSet set) {
   if (set == PchSet::cpu_simd) text += "#include <immintrin.h>\n";
   return text;
 }
-
-}  // namespace
-
 
 util::Result<std::unique_ptr<ClangEnv>> ClangEnv::create(const Libclang& lib, fs::path cache_dir, fs::path cuda_path) {
   std::unique_ptr<ClangEnv> env(new ClangEnv(lib));
@@ -92,11 +97,13 @@ util::Result<std::unique_ptr<ClangEnv>> ClangEnv::create(const Libclang& lib, fs
   fs::path resource = "/usr/lib/llvm-" + std::to_string(lib.major) + "/lib/clang/" + std::to_string(lib.major);
   if (is_dir(resource / "include")) env->m_resource_dir = resource;
   env->m_gcc_include = find_gcc_include();
-  if (is_dir(cuda_path / "include") && fs::exists(cuda_path / "include" / "cuda_runtime.h", ec))
+  if (is_dir(cuda_path / "include") && fs::exists(cuda_path / "include" / "cuda_runtime.h", ec)) {
     env->m_cuda = cuda_path;
-  else
+    env->m_cudart_version = cudart_version(cuda_path).value_or(0);
+  } else {
     env->m_cuda_reason = "CUDA headers not found under " + cuda_path.string() +
                          ": CUDA static analysis skipped (set KWB_CUDA_PATH)";
+  }
   if (auto r = env->prepare(); !r) return std::unexpected(r.error());
   return env;
 }
@@ -117,6 +124,14 @@ util::Result<void> ClangEnv::prepare() {
     fs::create_directories(p.parent_path(), ec);
     if (auto r = util::write_file_atomic(p, "// empty: removed in CUDA 13, still included by clang's CUDA wrapper\n"); !r)
       return r;
+  }
+  // Headers NVRTC has built in, for the prelude (their own directory, added with -isystem).
+  for (const auto& [name, text] : nvrtc_stub_headers()) {
+    fs::path p = m_dir / "nvrtc-stubs" / name;
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    if (util::read_file(p).value_or("") != text)
+      if (auto r = util::write_file_atomic(p, text); !r) return r;
   }
   // gcc's <omp.h> (found through -idirafter) uses gcc 11's __malloc__(deallocator) attribute,
   // which clang rejects; this wrapper, searched first, hides the argument.
@@ -148,19 +163,26 @@ util::Result<void> ClangEnv::prepare() {
   auto existing = util::read_file(m_dir / "overlay.yaml");
   if (!existing || *existing != text)
     if (auto r = util::write_file_atomic(m_dir / "overlay.yaml", text); !r) return r;
-  for (PchSet p : {PchSet::cpu, PchSet::cpu_simd, PchSet::cuda_device, PchSet::cuda_host})
+  for (PchSet p : {PchSet::cpu, PchSet::cpu_simd, PchSet::cuda_device, PchSet::cuda_host, PchSet::cuda_prelude,
+                   PchSet::cuda_prelude_fp})
     m_pch[p] = std::make_unique<Pch>();
   return {};
 }
 
 std::string ClangEnv::unavailable(Mode mode) const { return mode == Mode::cpu ? std::string() : m_cuda_reason; }
 
-std::vector<std::string> ClangEnv::base_args(Mode mode) const {
+std::vector<std::string> ClangEnv::base_args(PchSet set) const {
   std::vector<std::string> a;
+  Mode mode = mode_of(set);
   if (mode == Mode::cpu) {
     // What build::CpuToolchain passes to g++ that changes the code seen (-std, -O (__OPTIMIZE__),
     // -march=native (__AVX2__, ...)).
     a = {"-x", "c++", "-std=c++20", "-O3", "-march=native", "-isystem", (m_dir / "cpu-stubs").string()};
+  } else if (set == PchSet::cuda_prelude || set == PchSet::cuda_prelude_fp) {
+    // No clang CUDA wrapper: the prelude (in the PCH) includes the toolkit's headers as NVRTC does.
+    a = {"-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudalib", "-nocudainc", "--cuda-path=" + m_cuda.string(),
+         "-std=c++17", "--cuda-device-only", "-isystem", (m_dir / "nvrtc-stubs").string(), "-isystem",
+         (m_cuda / "include").string(), "-isystem", (m_cuda / "include" / "cccl").string()};
   } else {
     a = {"-x", "cuda", "--cuda-gpu-arch=sm_90", "-nocudalib", "--cuda-path=" + m_cuda.string(), "-std=c++17",
          mode == Mode::cuda_device ? "--cuda-device-only" : "--cuda-host-only", "-isystem",
@@ -178,14 +200,26 @@ std::string ClangEnv::pch_stem(PchSet set) const {
     case PchSet::cpu_simd: return "cpu-simd";
     case PchSet::cuda_device: return "cuda-device";
     case PchSet::cuda_host: return "cuda-host";
+    case PchSet::cuda_prelude: return "cuda-prelude";
+    case PchSet::cuda_prelude_fp: return "cuda-prelude-fp";
   }
   return "?";
 }
 
-PchSet ClangEnv::pch_set(Mode mode, std::string_view source) {
-  if (mode == Mode::cuda_device) return PchSet::cuda_device;
+PchSet ClangEnv::pch_set(Mode mode, std::string_view source, bool wrapper) {
+  if (mode == Mode::cuda_device) {
+    if (wrapper || m_cudart_version == 0 || !prelude_fits(source)) return PchSet::cuda_device;
+    PchSet set = prelude_fp(source) ? PchSet::cuda_prelude_fp : PchSet::cuda_prelude;
+    return pch_failed(set) ? PchSet::cuda_device : set;  // the prelude exists only as a PCH
+  }
   if (mode == Mode::cuda_host) return PchSet::cuda_host;
   return source.find("intrin.h") != std::string_view::npos ? PchSet::cpu_simd : PchSet::cpu;
+}
+
+bool ClangEnv::pch_failed(PchSet set) {
+  Pch& p = *m_pch.at(set);
+  std::lock_guard lock(p.mutex);
+  return p.state == Pch::State::failed;
 }
 
 bool ClangEnv::build_pch(PchSet set) {
@@ -197,7 +231,7 @@ bool ClangEnv::build_pch(PchSet set) {
   auto existing = util::read_file(header);
   if (!existing || *existing != text)
     if (!util::write_file_atomic(header, text)) return false;
-  std::vector<std::string> a = base_args(mode);
+  std::vector<std::string> a = base_args(set);
   if (mode == Mode::cpu) {
     a[1] = "c++-header";
   } else {
@@ -236,30 +270,35 @@ bool ClangEnv::build_pch(PchSet set) {
   return ok;
 }
 
-ParseArgs ClangEnv::args(Mode mode, const std::vector<std::string>& defines, std::string_view source) {
+ParseArgs ClangEnv::args(Mode mode, const std::vector<std::string>& defines, std::string_view source, bool wrapper) {
   ParseArgs out;
-  out.args = base_args(mode);
+  out.pch_set = pch_set(mode, source, wrapper);
+  out.args = base_args(out.pch_set);
   for (const auto& d : defines) out.args.push_back(d);
   out.main_file = mode == Mode::cpu ? "/kwb-candidate/candidate.cpp" : "/kwb-candidate/candidate.cu";
-  out.pch_set = pch_set(mode, source);
-  Pch& p = *m_pch.at(out.pch_set);
+  if (pch_ready(out.pch_set)) {
+    out.args.insert(out.args.end(), {"-include-pch", (m_dir / (pch_stem(out.pch_set) + ".pch")).string()});
+    out.with_pch = true;
+  } else if (out.prelude()) {
+    return args(mode, defines, source, true);  // the prelude exists only as a PCH: use the wrapper
+  }
+  return out;
+}
+
+bool ClangEnv::pch_ready(PchSet set) {
+  Pch& p = *m_pch.at(set);
   std::lock_guard lock(p.mutex);
-  std::string stem = pch_stem(out.pch_set);
-  fs::path pch = m_dir / (stem + ".pch");
   if (p.state == Pch::State::unknown) {
     // A PCH left by an earlier process is tried first; clang validates it against the headers'
     // sizes and times and refuses a stale one (then invalidate_pch() rebuilds it).
+    std::string stem = pch_stem(set);
     std::error_code ec;
-    bool have = fs::exists(pch, ec) &&
-                util::read_file(m_dir / (stem + (mode == Mode::cpu ? ".hpp" : ".cuh"))).value_or("") ==
-                    header_text(out.pch_set);
-    p.state = have || build_pch(out.pch_set) ? Pch::State::ok : Pch::State::failed;
+    bool have = fs::exists(m_dir / (stem + ".pch"), ec) &&
+                util::read_file(m_dir / (stem + (mode_of(set) == Mode::cpu ? ".hpp" : ".cuh"))).value_or("") ==
+                    header_text(set);
+    p.state = have || build_pch(set) ? Pch::State::ok : Pch::State::failed;
   }
-  if (p.state == Pch::State::ok) {
-    out.args.insert(out.args.end(), {"-include-pch", pch.string()});
-    out.with_pch = true;
-  }
-  return out;
+  return p.state == Pch::State::ok;
 }
 
 void ClangEnv::invalidate_pch(PchSet set) {

@@ -17,14 +17,17 @@ namespace kwb::analysis {
 enum class Mode { cpu, cuda_device, cuda_host };
 
 // The precompiled header sets: a CPU candidate that includes an intrinsics header gets the set
-// with <immintrin.h> (which would triple the loading cost of the plain set).
-enum class PchSet { cpu, cpu_simd, cuda_device, cuda_host };
+// with <immintrin.h> (which would triple the loading cost of the plain set). `cuda` candidates
+// get the NVRTC prelude (cuda_prelude.hpp), with the half-precision and WMMA headers when they
+// include them; clang's CUDA wrapper (cuda_device) is for the sources the prelude does not fit.
+enum class PchSet { cpu, cpu_simd, cuda_device, cuda_host, cuda_prelude, cuda_prelude_fp };
 
 struct ParseArgs {
   std::vector<std::string> args;  // clang command line (without the file name)
   std::string main_file;          // virtual path of the candidate (an unsaved file)
   bool with_pch = false;
   PchSet pch_set = PchSet::cpu;
+  bool prelude() const { return pch_set == PchSet::cuda_prelude || pch_set == PchSet::cuda_prelude_fp; }
 };
 
 class ClangEnv {
@@ -39,9 +42,11 @@ class ClangEnv {
   // Empty when `mode` can be parsed here; else why not (e.g. no CUDA headers).
   std::string unavailable(Mode mode) const;
   // Arguments for a candidate; `defines` are -D/-U flags. The PCH is built on first use.
-  ParseArgs args(Mode mode, const std::vector<std::string>& defines, std::string_view source);
-  // The PCH a candidate gets (chosen from its text: only a matter of speed, never of results).
-  static PchSet pch_set(Mode mode, std::string_view source);
+  // `wrapper`: a cuda_device source is parsed with clang's CUDA wrapper, not the prelude.
+  ParseArgs args(Mode mode, const std::vector<std::string>& defines, std::string_view source, bool wrapper = false);
+  // The PCH a candidate gets (chosen from its text: only a matter of speed for the CPU sets; for
+  // CUDA the prelude is tried first and a source it does not parse goes to the wrapper).
+  PchSet pch_set(Mode mode, std::string_view source, bool wrapper = false);
   // The PCH failed to load (stale or corrupt): rebuild it on next use, once.
   void invalidate_pch(PchSet set);
   const std::filesystem::path& dir() const { return m_dir; }
@@ -49,9 +54,12 @@ class ClangEnv {
  private:
   ClangEnv(const Libclang& lib) : m_lib(lib) {}
   util::Result<void> prepare();
-  std::vector<std::string> base_args(Mode mode) const;
+  std::vector<std::string> base_args(PchSet set) const;
   std::string pch_stem(PchSet set) const;
+  std::string header_text(PchSet set) const;
   bool build_pch(PchSet set);
+  bool pch_ready(PchSet set);   // builds the PCH on first use
+  bool pch_failed(PchSet set);  // known not to build
 
   struct Pch {
     std::mutex mutex;
@@ -64,6 +72,7 @@ class ClangEnv {
   bool m_private_dir = false;
   std::filesystem::path m_cuda;  // empty: no CUDA headers
   std::string m_cuda_reason;
+  int m_cudart_version = 0;  // 0: no NVRTC prelude (unknown toolkit version); the wrapper is used
   std::filesystem::path m_resource_dir;
   std::filesystem::path m_gcc_include;  // gcc's own headers (omp.h), searched after clang's
   std::mutex m_mutex;

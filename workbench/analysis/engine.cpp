@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -83,23 +84,60 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+struct Parsed {
+  CXErrorCode err = CXError_Failure;
+  CXTranslationUnit tu = nullptr;
+  ParseArgs args;
+};
+
+// Parses the candidate (`wrapper`: a cuda_device source with clang's CUDA wrapper, not the prelude).
+Parsed parse(Engine& eng, CXIndex index, Mode mode, const Request& req, bool wrapper) {
+  const Libclang& cx = *eng.lib;
+  Parsed p;
+  p.args = eng.env->args(mode, defines_of(req.flags), req.source, wrapper);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<const char*> argv;
+    for (const auto& a : p.args.args) argv.push_back(a.c_str());
+    CXUnsavedFile file{p.args.main_file.c_str(), req.source.data(), static_cast<unsigned long>(req.source.size())};
+    p.err = cx.parseTranslationUnit2(index, p.args.main_file.c_str(), argv.data(), int(argv.size()), &file, 1,
+                                     CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord,
+                                     &p.tu);
+    if (p.err != CXError_ASTReadError || !p.args.with_pch) break;
+    eng.env->invalidate_pch(p.args.pch_set);  // stale or corrupt PCH: rebuild (or go without), retry once
+    p.args = eng.env->args(mode, defines_of(req.flags), req.source, wrapper);
+  }
+  return p;
+}
+
+bool has_parse_errors(const Libclang& cx, CXTranslationUnit tu) {
+  bool errors = false;
+  for (unsigned i = 0, n = cx.getNumDiagnostics(tu); i < n && !errors; ++i) {
+    CXDiagnostic d = cx.getDiagnostic(tu, i);
+    errors = cx.getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+    cx.disposeDiagnostic(d);
+  }
+  return errors;
+}
+
 // Parses and runs every check. `r.available` stays false on a failure of the analyzer itself.
 void run(Engine& eng, Mode mode, const Request& req, Report& r) {
   const Libclang& cx = *eng.lib;
-  ParseArgs pa = eng.env->args(mode, defines_of(req.flags), req.source);
   CXIndex index = cx.createIndex(/*excludeDeclarationsFromPCH=*/1, /*displayDiagnostics=*/0);
-  CXTranslationUnit tu = nullptr;
-  CXErrorCode err = CXError_Failure;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    std::vector<const char*> argv;
-    for (const auto& a : pa.args) argv.push_back(a.c_str());
-    CXUnsavedFile file{pa.main_file.c_str(), req.source.data(), static_cast<unsigned long>(req.source.size())};
-    err = cx.parseTranslationUnit2(index, pa.main_file.c_str(), argv.data(), int(argv.size()), &file, 1,
-                                   CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
-    if (err != CXError_ASTReadError || !pa.with_pch) break;
-    eng.env->invalidate_pch(pa.pch_set);  // stale or corrupt PCH: rebuild (or go without), retry once
-    pa = eng.env->args(mode, defines_of(req.flags), req.source);
+  Parsed parsed = parse(eng, index, mode, req, false);
+  // The NVRTC prelude is the fast path, not the judge: a source it does not parse is parsed again
+  // with clang's CUDA wrapper, and a clean parse there stands. When both fail, the prelude's errors
+  // are reported (they are NVRTC's view). A crash is not retried.
+  if (parsed.args.prelude() && parsed.err != CXError_Crashed &&
+      (parsed.err != CXError_Success || !parsed.tu || has_parse_errors(cx, parsed.tu))) {
+    Parsed wrapped = parse(eng, index, mode, req, true);
+    bool clean = wrapped.err == CXError_Success && wrapped.tu && !has_parse_errors(cx, wrapped.tu);
+    if (clean || parsed.err != CXError_Success || !parsed.tu) std::swap(parsed, wrapped);
+    if (wrapped.tu) cx.disposeTranslationUnit(wrapped.tu);
   }
+  CXErrorCode err = parsed.err;
+  CXTranslationUnit tu = parsed.tu;
+  const ParseArgs& pa = parsed.args;
+  if (mode == Mode::cuda_device) r.parsed_with = pa.prelude() ? "nvrtc-prelude" : "cuda-wrapper";
   Findings findings;
   if (err == CXError_Crashed) {
     r.available = true;
@@ -169,6 +207,8 @@ bool warm_up_here(const std::string& backend, const EngineConfig& config) {
   if (!mode || !eng->lib || !eng->env->unavailable(*mode).empty()) return false;
   bool ok = eng->env->args(*mode, {}, "").with_pch;
   if (*mode == Mode::cpu) ok = eng->env->args(*mode, {}, "#include <immintrin.h>").with_pch && ok;
+  if (*mode == Mode::cuda_device)  // the prelude with the half-precision headers, and the wrapper
+    ok = eng->env->args(*mode, {}, "#include <cuda_fp16.h>").with_pch && eng->env->args(*mode, {}, "", true).with_pch && ok;
   return ok;
 }
 

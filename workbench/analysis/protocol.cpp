@@ -132,7 +132,7 @@ json report_to_json(const Report& r) {
     findings.push_back({{"file", d.file}, {"line", d.line}, {"col", d.col}, {"severity", d.severity},
                         {"message", d.message}, {"rule", d.rule}});
   return {{"available", r.available}, {"unavailable_reason", r.unavailable_reason}, {"findings", findings},
-          {"ms", r.ms}};
+          {"ms", r.ms}, {"parsed_with", r.parsed_with}};
 }
 
 util::Result<Report> report_from_json(const json& j) {
@@ -141,6 +141,7 @@ util::Result<Report> report_from_json(const json& j) {
     r.available = j.at("available").get<bool>();
     r.unavailable_reason = j.at("unavailable_reason").get<std::string>();
     r.ms = j.at("ms").get<double>();
+    r.parsed_with = j.value("parsed_with", "");
     for (const auto& d : j.at("findings"))
       r.findings.push_back(core::Diagnostic{d.at("file").get<std::string>(), d.at("line").get<int>(),
                                             d.at("col").get<int>(), d.at("severity").get<std::string>(),

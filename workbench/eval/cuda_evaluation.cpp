@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyzer.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
@@ -122,9 +123,47 @@ bool CudaEvaluation::analyze() {
       }
     }
   if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  std::string analysed;
+  bool ok = static_analysis(analysed);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
+  if (!ok) return false;
   emit(Stage::analyze, true,
-       fmt::format("variant {}, {} launch(es), {} config(s)", m_variant->name, m_plan.launches.size(), m_configs.size()));
+       fmt::format("variant {}, {} launch(es), {} config(s), {}", m_variant->name, m_plan.launches.size(),
+                   m_configs.size(), analysed));
+  return true;
+}
+
+bool CudaEvaluation::static_analysis(std::string& summary) {
+  // docs/analysis.md: the kernels are checked against the bound launch plan, with the first
+  // config's -D flags (then the candidate's, as NVRTC gets them). An error finding rejects the
+  // candidate before anything compiles (a clang parse error is a compile_error). Where analysis
+  // is unavailable (no libclang, worker or CUDA headers), the candidate goes on with a note: a
+  // `cuda` candidate is device code only, run in the sandboxed runner, whose host side is trusted.
+  analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
+  std::vector<std::string> flags = m_configs.empty() ? std::vector<std::string>{}
+                                                      : spec::config_defines(m_configs.front());
+  flags.insert(flags.end(), m_cand.flags.begin(), m_cand.flags.end());
+  analysis::Request request{m_spec, *m_variant, "cuda", m_cand.source, m_cand.source_name, {}, std::move(flags)};
+  request.launches = analysis::launches_of(m_plan);
+  request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
+  auto report = analysis::analyze(request);
+  if (!report.available) {
+    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
+                                                     report.unavailable_reason + " (cuda candidates are allowed "
+                                                     "without it: their code runs only on the device, in the "
+                                                     "sandboxed runner)",
+                                                     "analysis-unavailable"});
+    summary = "static analysis unavailable";
+    return true;
+  }
+  m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
+  if (const core::Diagnostic* e = report.first_error())
+    return fail(report.timed_out       ? core::Status::time_limit
+                : e->rule == "parse" ? core::Status::compile_error
+                                     : core::Status::rejected,
+                analysis::format_finding(*e));
+  summary = fmt::format("{} finding{}, {:.0f} ms{}", report.findings.size(), report.findings.size() == 1 ? "" : "s",
+                        report.ms, report.cached ? " (cached)" : "");
   return true;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The `cuda` backend's Evaluation (docs/cuda.md): parse and check the launch plan, compile every
-// tunable config with NVRTC in sandboxed warm workers (cubins cached), then validate and time in
-// one sandboxed kwb-gpu-runner session on the same shared arena, harness, comparator and timing
-// loop as the CPU backend. Without a GPU the compile still runs and the verdict is `no_device`.
+// The `cuda` backend's Evaluation (docs/cuda.md): parse and check the launch plan, analyse the
+// kernels statically (docs/analysis.md), compile every tunable config with NVRTC in sandboxed
+// warm workers (cubins cached), then validate and time in one sandboxed kwb-gpu-runner session on
+// the same shared arena, harness, comparator and timing loop as the CPU backend. Without a GPU the
+// compile still runs and the verdict is `no_device`.
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -53,6 +54,7 @@ class CudaEvaluation : public Evaluation {
  private:
   bool fail(core::Status s, std::string reason);
   bool fail_check(const CheckFailure& f);
+  bool static_analysis(std::string& summary);  // false: the verdict is decided
   void emit(Stage s, bool finished, std::string detail = {});
   bool start_runner();
   bool use_config(size_t config);

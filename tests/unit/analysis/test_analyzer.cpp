@@ -78,6 +78,10 @@ TEST(ShippedKernels, HaveNoFindings) {
     }
     ++analysed;
     EXPECT_TRUE(r.findings.empty()) << k.source << "\n" << dump(r);
+    // The fast path (docs/benchmarks/analysis.md): no shipped kernel needs clang's CUDA wrapper.
+    if (k.backend == "cuda") {
+      EXPECT_EQ(r.parsed_with, "nvrtc-prelude") << k.source;
+    }
   }
   if (analysed == 0) GTEST_SKIP() << "libclang not available";
 }

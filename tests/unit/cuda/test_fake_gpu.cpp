@@ -2,6 +2,8 @@
 // mirroring, guards, poison, timing loop, error tags) against a fake CUDA driver that emulates a
 // few kernels on the host (fake_driver/fake_libcuda.cpp, loaded through KWB_CUDA_DRIVER). Real
 // NVRTC compiles the sources; only the execution is emulated. Runs on machines without a GPU.
+// Static analysis is off (KWB_LIBCLANG=off): these tests are about the runner's own checks, which
+// must hold for code the analyzer misses (test_cuda_analysis.cpp covers the analyzer's verdicts).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -44,8 +46,9 @@ class FakeGpu : public ::testing::Test {
     return eval_file(file.string(), extra);
   }
   EvalResult eval_file(const std::string& file, const std::string& extra = "") {
-    std::string cmd = "KWB_CUDA_DRIVER=" + shell_quote(KWB_TEST_FAKE_LIBCUDA) + " " + (bin_dir() / "kwb").string() +
-                      " eval " + shell_quote(file) + " --op vector_add --json --time-budget-ms 30 " + extra +
+    std::string cmd = "KWB_LIBCLANG=off KWB_CUDA_DRIVER=" + shell_quote(KWB_TEST_FAKE_LIBCUDA) + " " +
+                      (bin_dir() / "kwb").string() + " eval " + shell_quote(file) +
+                      " --op vector_add --json --time-budget-ms 30 " + extra +
                       " --specs-dir " + shell_quote((s_dir->path() / "specs").string()) + " --workspace " +
                       shell_quote((s_dir->path() / "ws").string());
     EvalResult r;

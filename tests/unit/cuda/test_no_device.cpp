@@ -1,9 +1,12 @@
 // The CUDA path on a machine without a GPU (what CI sees): every shipped CUDA kernel and every
 // corpus case compiles with NVRTC and ends in `no_device` (exit 1), except the corpus cases that
 // are decided before any GPU work (stage=compile), which get their declared verdict here too.
-// On a machine with a GPU these tests skip; tests/gpu covers that case.
+// On a machine with a GPU these tests skip; tests/gpu covers that case. The corpus runs with static
+// analysis off (KWB_LIBCLANG=off, as tests/security does for CPU): it tests the defences that hold
+// for code the analyzer misses; test_cuda_analysis.cpp covers what the analyzer rejects.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "../../gpu/cuda_test_support.hpp"
@@ -61,7 +64,9 @@ class CudaCorpusNoDevice : public ::testing::TestWithParam<Case> {};
 TEST_P(CudaCorpusNoDevice, CompileStageVerdictsHoldWithoutAGpu) {
   if (gpu_available()) GTEST_SKIP() << "a CUDA device is present: tests/gpu checks this case";
   const auto& c = GetParam();
+  ::setenv("KWB_LIBCLANG", "off", 1);
   auto r = kwb_eval(c.file, "--op " + c.op + " " + c.args);
+  ::unsetenv("KWB_LIBCLANG");
   ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
   EXPECT_EQ(r.exit_code, 1);
   std::string reason = r.verdict["reason"];

@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
                 ok ? "built" : "not available", ms_since(t));
   }
   std::printf("\nmedian of %d runs, ms\n\n", runs);
-  std::printf("| kernel | backend | analysis | compile | analysis / compile | findings |\n");
-  std::printf("|---|---|---:|---:|---:|---:|\n");
+  std::printf("| kernel | backend | analysis | compile | analysis / compile | findings | parsed with |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---|\n");
   std::vector<double> ratios;
   for (const auto& k : shipped(root)) {
     const auto* spec = catalog->find(k.op);
@@ -187,9 +187,10 @@ int main(int argc, char** argv) {
     std::string shown = last.available ? std::to_string(last.findings.size()) : "unavailable";
     std::string ratio = compile > 0 && last.available ? std::to_string(int(100 * analysis / compile + 0.5)) + " %" : "-";
     if (compile > 0 && last.available) ratios.push_back(analysis / compile);
-    std::printf("| %s/%s/%s | %s | %.1f | %s | %s | %s |\n", k.op.c_str(), k.backend.c_str(),
+    std::printf("| %s/%s/%s | %s | %.1f | %s | %s | %s | %s |\n", k.op.c_str(), k.backend.c_str(),
                 k.source.filename().c_str(), k.backend == "cpu" ? "g++ -O3" : "NVRTC", analysis,
-                compile > 0 ? std::to_string(int(compile + 0.5)).c_str() : "-", ratio.c_str(), shown.c_str());
+                compile > 0 ? std::to_string(int(compile + 0.5)).c_str() : "-", ratio.c_str(), shown.c_str(),
+                last.parsed_with.empty() ? "-" : last.parsed_with.c_str());
     for (const auto& f : last.findings) std::printf("  finding: %s\n", kwb::analysis::format_finding(f).c_str());
     if (!last.available) std::printf("  unavailable: %s\n", last.unavailable_reason.c_str());
   }
