@@ -69,7 +69,10 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
-  std::thread([] { analysis::warm_up("cpu"); }).detach();
+  std::thread([] {
+    analysis::warm_up("cpu");
+    analysis::warm_up("cuda");
+  }).detach();
   exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
   auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
