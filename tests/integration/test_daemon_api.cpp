@@ -245,6 +245,12 @@ TEST(DaemonAuth, TokensRolesAndQuotas) {
   EXPECT_EQ(second->status, 429) << second->body;
   EXPECT_EQ(body_of(second)["error"]["type"], "queue_quota");
   EXPECT_FALSE(second->get_header_value("Retry-After").empty());
+  // A fresh Idempotency-Key does not get around the quota; the first candidate's key replays.
+  httplib::Headers keyed = as_agent;
+  keyed.emplace("Idempotency-Key", "quota-fresh-key");
+  auto third = c.Post("/v1/candidates", keyed, submit_body(vector_add_source("quota-3")), "application/json");
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->status, 429) << third->body;
 }
 
 TEST(DaemonAuth, RateLimitAnswers429WithRetryAfter) {

@@ -227,4 +227,25 @@ TEST_F(LibraryFlow, CiPromoteRevalidatesPendingWinnersAndWritesReports) {
   EXPECT_EQ(again.exit_code, 0) << again.out;
 }
 
+TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible) {
+  m_daemon.stop();
+  std::string error;
+  ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "150", "--kernels-dir", m_kernels.string(),
+                              "--auto-promote", "vector_add"},
+                             m_root / "ws", &error))
+      << error;
+  std::string a = submit(fast("auto"));
+  auto v = verdict(a);
+  ASSERT_EQ(v["summary"]["beats_incumbent"], true);
+  EXPECT_NE(v["reason"].get<std::string>().find("auto-promoted in library commit"), std::string::npos) << v["reason"];
+  // Promoted in the decide stage, before the verdict became visible: no waiting needed.
+  auto repo = kwb::library::Repository::open(m_root / "ws" / "library");
+  ASSERT_TRUE(repo);
+  ASSERT_EQ((*repo)->log()->size(), 2u) << m_daemon.log();
+  auto head = (*repo)->log()->front();
+  EXPECT_EQ(head.trailers.at("Kwb-Candidate"), a);
+  EXPECT_EQ(head.trailers.at("Kwb-Reviewer"), "auto-promote");
+  EXPECT_EQ(body_of(promote(a))["error"]["type"], "conflict");  // decided already
+}
+
 }  // namespace

@@ -24,15 +24,24 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   }
   if (who->token_id != 0) sub.rec.token_id = who->token_id;
   store::CandidateRepository repo(ctx.db);
-  if (!sub.rec.idempotency_key) {
-    auto active = repo.count_active(sub.rec.token_id);
-    if (!active) return send_error(res, 500, "internal", active.error().what());
-    if (*active >= ctx.limits.queue_quota) {
-      res.set_header("Retry-After", "5");
-      return send_error(res, 429, "queue_quota",
-                        "this token has " + std::to_string(*active) + " candidates queued or in flight (quota " +
-                            std::to_string(ctx.limits.queue_quota) + "); wait for verdicts");
-    }
+  auto replay = [&](const store::CandidateRecord& rec) {
+    res.set_header("Idempotent-Replay", "true");
+    send_json(res, 200, {{"id", rec.id}, {"state", rec.state}, {"links", candidate_links(rec.id)}});
+  };
+  // A replayed key answers with its candidate whatever the quota; a new key counts like any
+  // other submission (so fresh keys cannot get around the quota).
+  if (sub.rec.idempotency_key) {
+    auto seen = repo.find_by_idempotency_key(sub.rec.token_id, *sub.rec.idempotency_key);
+    if (!seen) return send_error(res, 500, "internal", seen.error().what());
+    if (*seen) return replay(**seen);
+  }
+  auto active = repo.count_active(sub.rec.token_id);
+  if (!active) return send_error(res, 500, "internal", active.error().what());
+  if (*active >= ctx.limits.queue_quota) {
+    res.set_header("Retry-After", "5");
+    return send_error(res, 429, "queue_quota",
+                      "this token has " + std::to_string(*active) + " candidates queued or in flight (quota " +
+                          std::to_string(ctx.limits.queue_quota) + "); wait for verdicts");
   }
   auto sha = ctx.objects.put(sub.source);
   if (!sha) return send_error(res, 500, "internal", sha.error().what());
@@ -40,10 +49,7 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   bool existing = false;
   auto rec = repo.insert(sub.rec, &existing);
   if (!rec) return send_error(res, 500, "internal", rec.error().what());
-  if (existing) {
-    res.set_header("Idempotent-Replay", "true");
-    return send_json(res, 200, {{"id", rec->id}, {"state", rec->state}, {"links", candidate_links(rec->id)}});
-  }
+  if (existing) return replay(*rec);  // a concurrent submit with the same key won the race
   ctx.pipeline.submitted(*rec);
   res.set_header("Location", "/v1/candidates/" + rec->id);
   send_json(res, 202, {{"id", rec->id}, {"state", "queued"}, {"links", candidate_links(rec->id)}});

@@ -79,17 +79,22 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
   library::Referee referee(**library, *db);
   library::Curator curator(*db, objects, **library, specs);
-  pcfg.judge = [&referee, &factory](const store::CandidateRecord& rec, const std::string& source, core::Verdict& v) {
+  AutoPromote auto_promote(settings.get("auto-promote"));
+  // In the device lane after the decide stage: compare with the incumbent, then (policy) promote,
+  // so a winner's decision exists by the time its verdict is visible.
+  pcfg.judge = [&referee, &factory, &curator, auto_promote](const store::CandidateRecord& rec,
+                                                              const std::string& source, core::Verdict& v) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
-  };
-  AutoPromote auto_promote(settings.get("auto-promote"));
-  pcfg.done = [&curator, auto_promote](const store::CandidateRecord& rec, const core::Verdict& v) {
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
-    auto o = curator.promote(rec.id, "auto-promote", std::nullopt);
-    if (o.code == library::Outcome::Code::ok) spdlog::info("auto-promoted {}: commit {}", rec.id, o.body["commit"].dump());
-    else spdlog::warn("auto-promotion of {} refused: {}", rec.id, o.message);
+    auto o = curator.promote_evaluated(cand, v, "auto-promote");
+    if (o.code == library::Outcome::Code::ok) {
+      v.reason += "; auto-promoted in library commit " + o.body["commit"].get<std::string>();
+      spdlog::info("auto-promoted {}: commit {}", rec.id, o.body["commit"].get<std::string>());
+    } else {
+      v.reason += "; auto-promotion refused: " + o.message;
+    }
   };
   exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);
 

@@ -245,7 +245,6 @@ void Pipeline::run_device(Job& job) {
     if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, v);
   }
   finish(id, v);
-  if (m_cfg.done) m_cfg.done(job.rec, v);
 }
 
 }  // namespace kwb::exec

@@ -35,14 +35,11 @@ using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evalu
 // the comparison with the library's incumbent (library::Referee), which may time the incumbent
 // on the same device.
 using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v)>;
-// Runs after a verdict is stored (auto-promotion).
-using DoneFn = std::function<void(const store::CandidateRecord& rec, const core::Verdict& v)>;
 
 struct PipelineConfig {
   int compile_workers = 2;
   int compiled_backlog = 4;  // compiled candidates waiting for a device slot, at most
   JudgeFn judge;             // optional
-  DoneFn done;               // optional
 };
 
 struct PipelineStats {

@@ -61,6 +61,17 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
   auto loaded = load(m_db, m_objects, id);
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
+  return promote_locked(l.cand, l.verdict, reviewer, token_id);
+}
+
+Outcome Curator::promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer) {
+  std::lock_guard lock(m_decide);
+  return promote_locked(cand, verdict, reviewer, std::nullopt);
+}
+
+Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
+                                std::optional<int64_t> token_id) {
+  const std::string& id = cand.id;
   store::DecisionRepository decisions(m_db);
   auto prior = decisions.find(id);
   if (!prior) return error(Code::internal, prior.error().what());
@@ -83,7 +94,7 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
       }
     }
   }
-  PromotionRequest req{l.cand, l.verdict, m_catalog.find(l.rec.op), reviewer};
+  PromotionRequest req{cand, verdict, m_catalog.find(cand.op), reviewer};
   auto result = library::promote(m_repo, req);
   if (!result) return error(Code::internal, result.error().what());
   switch (result->kind) {
@@ -95,8 +106,8 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
   if (!recorded) return error(Code::internal, "promoted in commit " + result->commit + " but not recorded: " +
                                                   recorded.error().what());
   return ok({{"id", id}, {"decision", "promoted"}, {"commit", result->commit}, {"kernel", result->kernel},
-             {"speedup", l.verdict.summary.geomean_vs_incumbent ? nlohmann::json(*l.verdict.summary.geomean_vs_incumbent)
-                                                                : nlohmann::json()}});
+             {"speedup", verdict.summary.geomean_vs_incumbent ? nlohmann::json(*verdict.summary.geomean_vs_incumbent)
+                                                              : nlohmann::json()}});
 }
 
 Outcome Curator::reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id) {

@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/candidate.hpp"
+#include "core/verdict.hpp"
+
 #include "library/repository.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
@@ -30,6 +33,9 @@ class Curator {
   // accepted and beats the incumbent it was compared with; a conflict when that incumbent
   // changed meanwhile or the candidate was already decided.
   Outcome promote(const std::string& id, const std::string& reviewer, std::optional<int64_t> token_id);
+  // The same for a verdict not stored yet (auto-promotion in the pipeline's decide stage, so the
+  // decision exists before the verdict is visible). The candidate row must exist.
+  Outcome promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer);
   Outcome reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id);
   // Unified diff against the incumbent of the same op/variant/backend, with the per-workload table.
   Outcome diff(const std::string& id);
@@ -43,6 +49,8 @@ class Curator {
   store::ObjectStore& m_objects;
   Repository& m_repo;
   const spec::Catalog& m_catalog;
+  Outcome promote_locked(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
+                         std::optional<int64_t> token_id);
   std::mutex m_decide;  // one promotion or rejection at a time in this process
 };
 

@@ -48,6 +48,18 @@ util::Unexpected err(const Database& db, const Statement& st) { return util::fai
 
 }  // namespace
 
+util::Result<std::optional<CandidateRecord>> CandidateRepository::find_by_idempotency_key(
+    std::optional<int64_t> token_id, const std::string& key) {
+  auto guard = m_db.lock();
+  Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
+                                 " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
+  q.bind(1, token_id.value_or(0)).bind(2, key);
+  int rc = q.step();
+  if (rc == SQLITE_ROW) return std::optional<CandidateRecord>(read_row(q));
+  if (rc == SQLITE_DONE) return std::optional<CandidateRecord>();
+  return err(m_db, q);
+}
+
 util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, bool* existing) {
   auto guard = m_db.lock();
   if (existing) *existing = false;

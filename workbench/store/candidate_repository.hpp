@@ -43,6 +43,9 @@ class CandidateRepository {
   // the same idempotency key, returns that candidate instead with `*existing = true`.
   util::Result<CandidateRecord> insert(CandidateRecord rec, bool* existing);
   util::Result<std::optional<CandidateRecord>> find(const std::string& id);
+  // The candidate a token submitted with this Idempotency-Key, if any.
+  util::Result<std::optional<CandidateRecord>> find_by_idempotency_key(std::optional<int64_t> token_id,
+                                                                       const std::string& key);
   util::Result<std::vector<CandidateRecord>> list(const CandidateFilter& f);
   // Moves a non-terminal candidate to `state` (a pipeline stage); false when it is terminal.
   util::Result<bool> set_state(const std::string& id, const std::string& state);
