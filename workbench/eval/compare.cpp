@@ -1,7 +1,11 @@
 #include "eval/compare.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -46,13 +50,28 @@ bool within(double got, double want, const core::Tolerance& tol, double& abs_err
 
 }  // namespace
 
-Comparison compare_output(const void* got, core::DType dtype, const std::vector<double>& want,
-                          const core::Tolerance& tol, const std::vector<int64_t>& shape,
-                          const std::string& tensor, unsigned char poison) {
+namespace {
+
+// Elements [begin, end) of one output.
+Comparison compare_range(const void* got, core::DType dtype, const std::vector<double>& want,
+                         const core::Tolerance& tol, const std::vector<int64_t>& shape, const std::string& tensor,
+                         unsigned char poison, size_t begin, size_t end) {
   Comparison c;
   const int64_t row_len = shape.size() >= 2 ? int64_t(want.size()) / std::max<int64_t>(shape[0], 1) : 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double g = core::load_as_double(got, dtype, i);
+  const bool fast = !(tol.exact || (tol.atol == 0 && tol.rtol == 0));
+  const float* got_f32 = dtype == core::DType::f32 ? static_cast<const float*>(got) : nullptr;
+  for (size_t i = begin; i < end; ++i) {
+    const double w = want[i];
+    const double g = got_f32 ? double(got_f32[i]) : core::load_as_double(got, dtype, i);
+    if (fast) {  // the common case, in a few instructions: both finite and within tolerance
+      const double d = std::fabs(g - w), aw = std::fabs(w);
+      // False for NaNs; an infinite expected value takes the exact path below.
+      if (aw <= std::numeric_limits<double>::max() && d <= tol.atol + tol.rtol * aw) {
+        if (d > c.max_abs_err) c.max_abs_err = d;
+        if (aw > tol.atol && d > c.max_rel_err * aw) c.max_rel_err = d / aw;
+        continue;
+      }
+    }
     double a = 0, r = 0;
     bool ok = within(g, want[i], tol, a, r);
     if (std::isfinite(a)) c.max_abs_err = std::max(c.max_abs_err, a);
@@ -72,6 +91,46 @@ Comparison compare_output(const void* got, core::DType dtype, const std::vector<
       int64_t row = int64_t(i) / row_len;
       if ((c.bad_rows.empty() || c.bad_rows.back() != row) && c.bad_rows.size() < 1024) c.bad_rows.push_back(row);
     }
+  }
+  return c;
+}
+
+constexpr size_t k_compare_chunk = size_t(1) << 20;
+
+}  // namespace
+
+Comparison compare_output(const void* got, core::DType dtype, const std::vector<double>& want,
+                          const core::Tolerance& tol, const std::vector<int64_t>& shape,
+                          const std::string& tensor, unsigned char poison) {
+  const size_t n = want.size(), chunks = (n + k_compare_chunk - 1) / k_compare_chunk;
+  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) return compare_range(got, dtype, want, tol, shape, tensor, poison, 0, n);
+  // Large outputs: chunks on every core, merged in index order (so the first mismatch, the last
+  // and the bad rows are what one pass would find).
+  std::vector<Comparison> parts(chunks);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < chunks;)
+      parts[k] = compare_range(got, dtype, want, tol, shape, tensor, poison, k * k_compare_chunk,
+                               std::min(n, (k + 1) * k_compare_chunk));
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  Comparison c;
+  for (auto& p : parts) {
+    c.max_abs_err = std::max(c.max_abs_err, p.max_abs_err);
+    c.max_rel_err = std::max(c.max_rel_err, p.max_rel_err);
+    c.mismatches += p.mismatches;
+    c.poisoned += p.poisoned;
+    if (c.first_bad < 0 && p.first_bad >= 0) {
+      c.first_bad = p.first_bad;
+      c.first = p.first;
+    }
+    if (p.last_bad >= 0) c.last_bad = p.last_bad;
+    for (int64_t row : p.bad_rows)
+      if ((c.bad_rows.empty() || c.bad_rows.back() != row) && c.bad_rows.size() < 1024) c.bad_rows.push_back(row);
   }
   return c;
 }
