@@ -108,6 +108,39 @@ TEST_F(DaemonApi, CudaCandidatesAreCompiledEvenWithoutAGpu) {
   EXPECT_NE(v["toolchain"].get<std::string>().find("NVRTC"), std::string::npos) << v.dump(2);
 }
 
+// "bench" selects bench workloads for fast feedback; such a verdict cannot be promoted.
+TEST_F(DaemonApi, ABenchSubsetIsTimedAloneAndIsNotPromotable) {
+  ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
+  auto c = client();
+  auto unknown = c.Post("/v1/candidates",
+                        nlohmann::json{{"op", "vector_add"}, {"source", vector_add_source("b0")}, {"bench", {"n3"}}}.dump(),
+                        "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 422);
+  EXPECT_NE(unknown->body.find("no cpu bench workload 'n3' (known: n1M, n16M)"), std::string::npos) << unknown->body;
+  auto r = c.Post("/v1/candidates",
+                  nlohmann::json{{"op", "vector_add"}, {"source", vector_add_source("b1")}, {"bench", {"n1M"}}}.dump(),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  std::string id = body_of(r)["id"];
+  auto done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
+  ASSERT_EQ(done["state"], "done") << done.dump(2);
+  EXPECT_EQ(done["bench"], nlohmann::json::array({"n1M"}));
+  const auto& v = done["verdict"];
+  ASSERT_EQ(v["status"], "accepted") << v.dump(2);
+  std::vector<std::string> bench;
+  for (const auto& w : v["workloads"])
+    if (w["kind"] == "bench") bench.push_back(w["name"]);
+  EXPECT_EQ(bench, std::vector<std::string>{"n1M"});
+  auto p = c.Post("/v1/candidates/" + id + "/promote", "", "application/json");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->status, 409);
+  // Refused for the subset, or earlier because it does not beat the shipped incumbent.
+  std::string why = body_of(p)["error"]["message"];
+  EXPECT_TRUE(why.find("missing: n16M") != std::string::npos || why.find("does not beat") != std::string::npos) << why;
+}
+
 TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
   auto c = client();
   // A kernel that never returns keeps the device lane busy, so the next one stays queued.

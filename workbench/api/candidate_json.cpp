@@ -17,6 +17,7 @@ nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict
                       {"source_name", r.source_name},
                       {"source_sha256", r.source_sha256},
                       {"flags", r.flags},
+                      {"bench", r.bench},
                       {"note", r.note},
                       {"parent", r.parent ? nlohmann::json(*r.parent) : nlohmann::json(nullptr)},
                       {"attempts", r.attempts},

@@ -55,7 +55,8 @@ nlohmann::json submit_schema() {
             {"note", {{"type", "string"}, {"maxLength", 4096}}},
             {"parent", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
             {"launch", {{"type", "string"}}},
-            {"tune", {{"type", "object"}}}}}};
+            {"tune", {{"type", "object"}}},
+            {"bench", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
 }
 
 }  // namespace

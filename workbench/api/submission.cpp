@@ -30,9 +30,9 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
   }
   if (!j.is_object()) return SubmitError{400, "invalid_json", "body must be a JSON object"};
   static const std::set<std::string> known = {"op", "variant", "backend", "source", "source_name", "launch",
-                                              "tune", "flags", "note", "parent"};
+                                              "tune", "flags", "note", "parent", "bench"};
   for (const auto& [k, v] : j.items())
-    if (!known.contains(k)) return bad(k, "unknown field (expected: op, variant, backend, source, source_name, flags, note, parent, launch, tune)");
+    if (!known.contains(k)) return bad(k, "unknown field (expected: op, variant, backend, source, source_name, flags, note, parent, launch, tune, bench)");
 
   Submission s;
   auto& r = s.rec;
@@ -81,6 +81,16 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
       r.flags.push_back(j["flags"][i].get<std::string>());
     }
     if (auto ok = build::check_flags(r.flags); !ok) return SubmitError{422, "forbidden_flag", ok.error().what()};
+  }
+  if (j.contains("bench")) {
+    if (!j["bench"].is_array()) return bad("bench", std::string("expected array of bench workload names, got ") + type_name(j["bench"]));
+    for (size_t i = 0; i < j["bench"].size(); ++i) {
+      if (!j["bench"][i].is_string())
+        return bad("bench[" + std::to_string(i) + "]", std::string("expected string, got ") + type_name(j["bench"][i]));
+      r.bench.push_back(j["bench"][i].get<std::string>());
+    }
+    if (auto ok = spec::check_bench_selection(*spec, r.backend, r.bench); !ok)
+      return SubmitError{422, "unknown_workload", ok.error().what()};
   }
   if (auto e = want_string("note", false, r.note)) return *e;
   if (r.note.size() > 4096) return bad("note", "longer than 4096 bytes");

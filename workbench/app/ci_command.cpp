@@ -140,7 +140,9 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
       v.reason = "source object missing: " + source.error().what();
     } else {
       core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, *source, rec.source_name, rec.flags, rec.note};
-      auto made = factory(rec, *source, nullptr);  // fresh secret seeds: a new evaluation
+      store::CandidateRecord full = rec;
+      full.bench.clear();  // every bench workload, whatever subset it was submitted with
+      auto made = factory(full, *source, nullptr);  // fresh secret seeds: a new evaluation
       if (!made) {
         v.status = core::Status::error;
         v.reason = made.error().what();

@@ -25,7 +25,7 @@ struct EvalArgs {
   std::string gpu_arch;
   uint64_t seed = 0;
   bool json = false, no_bench = false, keep_job = false, no_cache = false;
-  std::vector<std::string> flags;
+  std::vector<std::string> flags, bench;
 };
 
 int usage_error(const std::string& msg) {
@@ -76,6 +76,8 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.threads = int(settings.get_int("threads"));
   opt.run_memory_bytes = settings.get_int("run-memory-mb") << 20;
   opt.benchmark = !a.no_bench;
+  if (auto ok = spec::check_bench_selection(*spec, backend, a.bench); !ok) return usage_error(ok.error().what());
+  opt.bench = a.bench;
   opt.keep_job = a.keep_job;
   opt.compile_cache = !a.no_cache;
   if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
@@ -132,6 +134,7 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
+  cmd->add_option("--bench", args->bench, "Validate and time only this bench workload (repeatable)");
   cmd->add_flag("--keep-job", args->keep_job, "Keep the sandbox job folder under <workspace>/jobs");
   cmd->add_flag("--no-cache", args->no_cache, "Compile even when <workspace>/cache holds this exact build");
   add_setting_flags(*cmd, settings);

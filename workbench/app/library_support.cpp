@@ -45,8 +45,10 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
 
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
                                            CudaBackend cuda) {
-  return [&specs, opt, cpu, cuda](const store::CandidateRecord& rec, const std::string& source,
-                                  eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
+  return [&specs, base = opt, cpu, cuda](const store::CandidateRecord& rec, const std::string& source,
+                                         eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
+    eval::EvalOptions opt = base;
+    opt.bench = rec.bench;
     const core::Spec* spec = specs.find(rec.op);
     if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};

@@ -13,7 +13,7 @@ namespace {
 
 struct SubmitArgs {
   std::string file, op, variant, backend = "cpu", note, key, server, token;
-  std::vector<std::string> flags;
+  std::vector<std::string> flags, bench;
   bool wait = false, json = false;
 };
 
@@ -29,6 +29,7 @@ int run_submit(const SubmitArgs& a) {
                          {"source_name", std::filesystem::path(a.file).filename().string()}};
   if (!a.variant.empty()) body["variant"] = a.variant;
   if (!a.flags.empty()) body["flags"] = a.flags;
+  if (!a.bench.empty()) body["bench"] = a.bench;
   if (!a.note.empty()) body["note"] = a.note;
   client::HeaderList headers;
   if (!a.key.empty()) headers.emplace_back("Idempotency-Key", a.key);
@@ -69,6 +70,7 @@ void add_submit_command(CLI::App& app, int& code) {
   cmd->add_option("--variant", a->variant, "Spec variant (default: inferred from the entry symbol)");
   cmd->add_option("--backend", a->backend, "cpu | cuda | cuda-launcher")->default_val("cpu");
   cmd->add_option("--flag", a->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
+  cmd->add_option("--bench", a->bench, "Time only this bench workload (repeatable; fast feedback, not promotable)");
   cmd->add_option("--note", a->note, "Free text stored with the candidate");
   cmd->add_option("--idempotency-key", a->key, "Resubmitting with the same key returns the same candidate");
   cmd->add_flag("--wait", a->wait, "Follow the candidate to its verdict (SSE; long-poll if the stream drops)");

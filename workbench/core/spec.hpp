@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -62,6 +63,13 @@ struct Workload {
   std::map<std::string, int64_t> params;
   std::vector<std::string> backends;  // empty: every backend
   std::string label;                  // bench: what real use this size stands for
+
+  bool runs_on(std::string_view backend) const {
+    if (backends.empty()) return true;
+    for (const auto& b : backends)
+      if (b == backend) return true;
+    return false;
+  }
 };
 
 struct Spec {

@@ -17,10 +17,6 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-bool runs_on_cuda(const core::Workload& w) {
-  return w.backends.empty() || std::find(w.backends.begin(), w.backends.end(), "cuda") != w.backends.end();
-}
-
 // "candidate.cu:3: kwb:launch: ..." -> a diagnostic at that line.
 core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) {
   core::Diagnostic d{file, 0, 0, "error", e.message, "launch-plan"};
@@ -110,7 +106,7 @@ bool CudaEvaluation::analyze() {
   // Every launch of every config must be valid for every workload before anything compiles.
   for (const auto* list : {&m_spec.test_workloads, &m_spec.bench_workloads})
     for (const auto& w : *list) {
-      if (!runs_on_cuda(w)) continue;
+      if (!w.runs_on("cuda")) continue;
       for (const auto& c : m_configs) {
         auto dims = spec::resolve_launches(m_plan, c, w.params, file, w.name, limits);
         util::Result<int64_t> ws = dims ? spec::resolve_workspace(m_plan, c, w.params, file, w.name, limits)

@@ -14,10 +14,6 @@ namespace kwb::eval {
 
 namespace {
 
-bool runs_on_cuda(const core::Workload& w) {
-  return w.backends.empty() || std::find(w.backends.begin(), w.backends.end(), "cuda") != w.backends.end();
-}
-
 // Physics floor (DESIGN §6 rule 5): no kernel reads its inputs from DRAM (L2 is flushed before
 // every sample) faster than max(1.1 x the calibrated copy bandwidth, the data-sheet bandwidth),
 // nor does its flops faster than 1.1 x the highest peak the device has. Output writes can stay in
@@ -122,7 +118,7 @@ bool CudaEvaluation::run_tests() {
     std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
     size_t k = 0;
     for (const auto& w : m_spec.test_workloads) {
-      if (!runs_on_cuda(w)) continue;
+      if (!w.runs_on("cuda")) continue;
       if (c == 0) {
         ++considered;
         result_index.push_back(m_verdict.workloads.size());
@@ -158,7 +154,9 @@ bool CudaEvaluation::run_tests() {
 
 bool CudaEvaluation::run_bench() {
   for (const auto& w : m_spec.bench_workloads) {
-    if (!runs_on_cuda(w)) continue;
+    if (!w.runs_on("cuda")) continue;
+    if (!m_opt.bench.empty() && std::find(m_opt.bench.begin(), m_opt.bench.end(), w.name) == m_opt.bench.end())
+      continue;
     core::WorkloadResult& res = m_verdict.workloads.emplace_back();
     res.name = w.name;
     res.kind = "bench";

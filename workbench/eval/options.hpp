@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace kwb::eval {
 
@@ -18,6 +19,9 @@ struct EvalOptions {
   int threads = 1;
   int64_t run_memory_bytes = 4ll << 30;  // beyond the shared buffers
   bool benchmark = true;        // false: correctness only
+  // Non-empty: validate and time only these bench workloads (fast feedback while iterating; such
+  // a verdict cannot be promoted). Names are checked by the caller.
+  std::vector<std::string> bench;
   bool keep_job = false;        // keep workspace/jobs/<id> for inspection
   bool compile_cache = true;    // reuse objects from <workspace>/cache
 };

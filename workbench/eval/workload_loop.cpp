@@ -11,13 +11,6 @@ namespace kwb::eval {
 
 namespace {
 
-bool runs_on(const core::Workload& w, const std::string& backend) {
-  if (w.backends.empty()) return true;
-  for (const auto& b : w.backends)
-    if (b == backend) return true;
-  return false;
-}
-
 // Physics floor: no kernel moves its compulsory bytes faster than this multiple of the
 // calibrated one-thread copy bandwidth (caches are flushed before every sample), nor faster
 // than k_floor_min_bandwidth — a bound no CPU core streams past from flushed caches, which
@@ -60,7 +53,9 @@ bool CpuEvaluation::run_workloads(bool bench) {
   std::vector<Wrong> wrong;
   size_t considered = 0;
   for (const auto& w : list) {
-    if (!runs_on(w, "cpu")) continue;
+    if (!w.runs_on("cpu")) continue;
+    if (bench && !m_opt.bench.empty() && std::find(m_opt.bench.begin(), m_opt.bench.end(), w.name) == m_opt.bench.end())
+      continue;
     ++considered;
     core::WorkloadResult& res = m_verdict.workloads.emplace_back();
     res.name = w.name;

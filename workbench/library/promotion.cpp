@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "library/dispatch.hpp"
@@ -78,6 +79,19 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
   if (!v.summary.beats_incumbent)
     return refused("the candidate was not compared with the library's incumbent (evaluated without a library)");
   if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
+  if (req.spec) {  // the evidence must cover every bench workload (a "bench" subset is for iterating)
+    std::vector<std::string> missing;
+    for (const auto& w : req.spec->bench_workloads) {
+      if (!w.runs_on(v.backend)) continue;
+      bool timed = false;
+      for (const auto& r : v.workloads) timed = timed || (r.kind == "bench" && r.name == w.name && r.time);
+      if (!timed) missing.push_back(w.name);
+    }
+    if (!missing.empty())
+      return refused(fmt::format("the candidate was not timed on every bench workload (missing: {}); it was submitted "
+                                 "with a bench subset: submit it again without \"bench\" to promote it",
+                                 fmt::join(missing, ", ")));
+  }
   const std::string dc = device_class(v);
 
   // The branch may move under us for another op; retry on top of the new head as long as the

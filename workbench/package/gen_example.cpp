@@ -31,10 +31,6 @@ std::string generator(const core::Generator& g) {
 
 std::string dtype_enum(core::DType t) { return fmt::format("kwbx::DType::{}", core::dtype_name(t)); }
 
-bool runs_on(const core::Workload& w, const char* backend) {
-  return w.backends.empty() || std::find(w.backends.begin(), w.backends.end(), backend) != w.backends.end();
-}
-
 util::Result<std::string> check_function(const Target& t) {
   const core::Spec& s = *t.spec;
   const size_t nt = s.tensors.size(), np = s.params.size();
@@ -55,7 +51,7 @@ util::Result<std::string> check_function(const Target& t) {
       for (int64_t d : *shape) n *= size_t(d);
       sizes += fmt::format("{}{}", sizes.empty() ? "" : ", ", n);
     }
-    bool cpu = runs_on(*w, "cpu"), cuda = runs_on(*w, "cuda");
+    bool cpu = w->runs_on("cpu"), cuda = w->runs_on("cuda");
     if (bench) {
       const spec::Env env(w->params.begin(), w->params.end());
       auto bytes = spec::evaluate(t.variant->roofline.bytes, env), flops = spec::evaluate(t.variant->roofline.flops, env);

@@ -77,4 +77,19 @@ util::Result<std::vector<int64_t>> tensor_shape(const core::Spec& spec, const co
   return dims;
 }
 
+util::Result<void> check_bench_selection(const core::Spec& spec, std::string_view backend,
+                                         const std::vector<std::string>& names) {
+  std::string known;
+  for (const auto& w : spec.bench_workloads)
+    if (w.runs_on(backend)) known += (known.empty() ? "" : ", ") + w.name;
+  for (size_t i = 0; i < names.size(); ++i) {
+    bool found = false;
+    for (const auto& w : spec.bench_workloads) found = found || (w.name == names[i] && w.runs_on(backend));
+    if (!found)
+      return util::fail("bench[" + std::to_string(i) + "]", "op " + spec.op + " has no " + std::string(backend) +
+                                                                 " bench workload '" + names[i] + "' (known: " + known + ")");
+  }
+  return {};
+}
+
 }  // namespace kwb::spec

@@ -31,4 +31,9 @@ class Catalog {
 util::Result<std::vector<int64_t>> tensor_shape(const core::Spec& spec, const core::TensorSpec& t,
                                                 const std::map<std::string, int64_t>& params);
 
+// A selection of bench workloads (a submission's "bench", `--bench`): every name must be a bench
+// workload of the spec that runs on `backend`; the error lists the ones there are.
+util::Result<void> check_bench_selection(const core::Spec& spec, std::string_view backend,
+                                         const std::vector<std::string>& names);
+
 }  // namespace kwb::spec

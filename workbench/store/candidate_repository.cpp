@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* k_columns =
     "id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, note, parent, idempotency_key, "
-    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at";
+    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at, bench";
 
 CandidateRecord read_row(const Statement& st) {
   CandidateRecord r;
@@ -41,6 +41,10 @@ CandidateRecord read_row(const Statement& st) {
   r.created_at = st.text(17);
   r.updated_at = st.text(18);
   if (!st.is_null(19)) r.finished_at = st.text(19);
+  auto bench = nlohmann::json::parse(st.text(20), nullptr, false);
+  if (bench.is_array())
+    for (const auto& b : bench)
+      if (b.is_string()) r.bench.push_back(b.get<std::string>());
   return r;
 }
 
@@ -75,12 +79,12 @@ util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, b
   rec.id = "c-" + util::random_hex(8);
   Statement st(m_db.handle(),
                "INSERT INTO candidates (id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, "
-               "note, parent, idempotency_key, state) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM candidates), "
-               "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued') RETURNING seq, created_at, updated_at");
+               "note, parent, idempotency_key, state, bench) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM "
+               "candidates), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12) RETURNING seq, created_at, updated_at");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, rec.id).bind(2, rec.token_id).bind(3, rec.op).bind(4, rec.variant).bind(5, rec.backend);
   st.bind(6, rec.source_sha256).bind(7, rec.source_name).bind(8, nlohmann::json(rec.flags).dump());
-  st.bind(9, rec.note).bind(10, rec.parent).bind(11, rec.idempotency_key);
+  st.bind(9, rec.note).bind(10, rec.parent).bind(11, rec.idempotency_key).bind(12, nlohmann::json(rec.bench).dump());
   int rc = st.step();
   if (rc != SQLITE_ROW) {
     // A concurrent submit with the same idempotency key won the race: return its candidate.

@@ -17,6 +17,7 @@ struct CandidateRecord {
   std::string op, variant, backend;
   std::string source_sha256, source_name;
   std::vector<std::string> flags;
+  std::vector<std::string> bench;  // bench workloads to time; empty: every one
   std::string note;
   std::optional<std::string> parent, idempotency_key;
   std::string state = "queued";

@@ -112,6 +112,10 @@ CREATE TABLE decisions (
   decided_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 ) STRICT;
 )sql",
+    // 3 -> 4: a submission may ask for a subset of the bench workloads (fast feedback).
+    R"sql(
+ALTER TABLE candidates ADD COLUMN bench TEXT NOT NULL DEFAULT '[]';  -- JSON array; [] = every one
+)sql",
 };
 }  // namespace
 

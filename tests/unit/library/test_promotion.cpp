@@ -1,0 +1,111 @@
+// Promotion refusals that need no evaluation: not accepted, not beating, a bench subset, and an
+// incumbent that changed since the comparison; and the commit's files on success.
+#include <gtest/gtest.h>
+
+#include "library/dispatch.hpp"
+#include "library/promotion.hpp"
+#include "library/referee.hpp"
+#include "spec/loader.hpp"
+#include "temp_dir.hpp"
+#include "util/hash.hpp"
+
+namespace kwb::library {
+namespace {
+
+using kwb::test::TempDir;
+
+struct Fixture {
+  TempDir dir;
+  std::unique_ptr<Repository> repo;
+  std::optional<spec::Catalog> catalog;
+  Fixture() {
+    auto r = Repository::open_or_seed(dir / "lib", std::filesystem::path(KWB_TEST_SOURCE_DIR) / "kernels");
+    if (!r) throw std::runtime_error(r.error().what());
+    repo = std::move(*r);
+    auto c = spec::Catalog::load(std::filesystem::path(KWB_TEST_SOURCE_DIR) / "specs");
+    if (!c) throw std::runtime_error(c.error().what());
+    catalog.emplace(std::move(*c));
+  }
+  // An accepted verdict that beats the seeded incumbent on the named bench workloads.
+  PromotionRequest request(std::vector<std::string> bench) {
+    core::Verdict v;
+    v.op = "vector_add";
+    v.variant = "f32";
+    v.backend = "cpu";
+    v.status = core::Status::accepted;
+    v.reason = "correct";
+    v.device = "test cpu";
+    v.toolchain = "g++ test";
+    for (const auto& name : bench) {
+      core::WorkloadResult w;
+      w.name = name;
+      w.kind = "bench";
+      w.time = core::TimeStats{};
+      w.time->median_ns = 1000;
+      w.vs_incumbent = 2.0;
+      v.workloads.push_back(w);
+    }
+    v.summary.beats_incumbent = true;
+    v.summary.geomean_vs_incumbent = 2.0;
+    auto src = *repo->read("vector_add/cpu/vectorized.cpp");
+    v.summary.incumbent = core::IncumbentRef{"vector_add/cpu/vectorized.cpp", *repo->head(), util::sha256_hex(src), "any"};
+    core::Candidate cand{"c-00000000000000bb", "vector_add", "f32", "cpu", "// faster\n", "c.cpp", {}, "note"};
+    return {cand, v, catalog->find("vector_add"), "tester"};
+  }
+};
+
+TEST(Promotion, RefusesABenchSubset) {
+  Fixture f;
+  auto r = promote(*f.repo, f.request({"n1M"}));
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(r->kind, PromotionResult::Kind::refused);
+  EXPECT_NE(r->reason.find("missing: n16M"), std::string::npos) << r->reason;
+}
+
+TEST(Promotion, RefusesWhatIsNotAcceptedOrDoesNotBeat) {
+  Fixture f;
+  auto req = f.request({"n1M", "n16M"});
+  req.verdict.status = core::Status::incorrect;
+  req.verdict.reason = "wrong on 1 of 9 test workloads";
+  auto r = promote(*f.repo, req);
+  EXPECT_EQ(r->kind, PromotionResult::Kind::refused);
+  EXPECT_NE(r->reason.find("the verdict is incorrect, not accepted: wrong on 1 of 9"), std::string::npos) << r->reason;
+  req = f.request({"n1M", "n16M"});
+  req.verdict.summary.beats_incumbent = false;
+  r = promote(*f.repo, req);
+  EXPECT_EQ(r->kind, PromotionResult::Kind::refused);
+  EXPECT_NE(r->reason.find("does not beat the incumbent"), std::string::npos) << r->reason;
+}
+
+TEST(Promotion, CommitsKernelMetadataAndDispatchThenConflictsOnAStaleComparison) {
+  Fixture f;
+  auto req = f.request({"n1M", "n16M"});
+  auto r = promote(*f.repo, req);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->kind, PromotionResult::Kind::committed) << r->reason;
+  EXPECT_EQ(r->kernel, "vector_add/cpu/f32_c-00000000000000bb.cpp");
+  EXPECT_EQ(*f.repo->read(r->kernel), "// faster\n");
+  auto meta = nlohmann::json::parse(*f.repo->read("vector_add/cpu/f32_c-00000000000000bb.json"));
+  EXPECT_EQ(meta["entry"], "kwb_vector_add_f32");
+  EXPECT_EQ(meta["evidence"]["replaces"], "vector_add/cpu/vectorized.cpp");
+  auto d = parse_dispatch(*f.repo->read("dispatch.json"));
+  ASSERT_TRUE(d);
+  const auto* e = d->incumbent("vector_add", "f32", "cpu", device_class(req.verdict));
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->kernel, r->kernel);
+  EXPECT_EQ(d->find("vector_add", "f32", "cpu", "any")->kernel, "vector_add/cpu/vectorized.cpp");  // kept
+  auto log = f.repo->log();
+  EXPECT_EQ(log->front().trailers.at("Kwb-Reviewer"), "tester");
+  EXPECT_EQ(log->front().trailers.at("Kwb-Replaces"), "vector_add/cpu/vectorized.cpp");
+
+  // Another candidate compared with the old incumbent: a conflict, nothing committed.
+  auto other = f.request({"n1M", "n16M"});
+  other.candidate.id = "c-00000000000000cc";
+  auto c = promote(*f.repo, other);
+  EXPECT_EQ(c->kind, PromotionResult::Kind::conflict);
+  EXPECT_NE(c->reason.find("changed since this candidate was measured"), std::string::npos) << c->reason;
+  EXPECT_EQ(f.repo->log()->size(), 2u);
+}
+
+}  // namespace
+}  // namespace kwb::library
