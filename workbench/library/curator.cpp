@@ -10,6 +10,7 @@
 #include "library/dispatch.hpp"
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
+#include "library/snapshot.hpp"
 #include "store/candidate_repository.hpp"
 #include "store/decision_repository.hpp"
 
@@ -81,18 +82,14 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
                                              (*prior)->commit_id.empty() ? "" : " in commit " + (*prior)->commit_id));
   // A promotion whose commit landed but whose decision was not recorded (the process died in
   // between): the library already names this candidate, so record it now.
-  if (auto head = m_repo.head()) {
-    if (auto text = m_repo.read("dispatch.json", *head)) {
-      if (auto d = parse_dispatch(*text)) {
-        for (const auto& e : d->entries)
-          if (e.candidate == id) {
-            auto logs = m_repo.log(e.kernel, 1);
-            std::string commit = logs && !logs->empty() ? logs->front().id : *head;
-            (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", commit, token_id, ""});
-            return ok({{"id", id}, {"decision", "promoted"}, {"commit", commit}, {"kernel", e.kernel}, {"recovered", true}});
-          }
+  if (auto snap = read_head(m_repo)) {
+    for (const auto& e : snap->dispatch.entries)
+      if (e.candidate == id) {
+        auto logs = m_repo.log(e.kernel, 1);
+        std::string commit = logs && !logs->empty() ? logs->front().id : snap->commit;
+        (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", commit, token_id, ""});
+        return ok({{"id", id}, {"decision", "promoted"}, {"commit", commit}, {"kernel", e.kernel}, {"recovered", true}});
       }
-    }
   }
   PromotionRequest req{cand, verdict, m_catalog.find(cand.op), reviewer};
   auto result = library::promote(m_repo, req);
@@ -132,13 +129,10 @@ Outcome Curator::diff(const std::string& id) {
   auto loaded = load(m_db, m_objects, id);
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
-  auto head = m_repo.head();
-  if (!head) return error(Code::internal, head.error().what());
-  auto text = m_repo.read("dispatch.json", *head);
-  if (!text) return error(Code::internal, text.error().what());
-  auto d = parse_dispatch(*text);
-  if (!d) return error(Code::internal, d.error().what());
-  const DispatchEntry* inc = d->incumbent(l.rec.op, l.verdict.variant, l.rec.backend, device_class(l.verdict));
+  auto snap = read_head(m_repo);
+  if (!snap) return error(Code::internal, snap.error().what());
+  const std::string* head = &snap->commit;
+  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend, device_class(l.verdict));
   std::string old_path = "/dev/null", old_text;  // git_patch adds the a/ and b/ prefixes
   if (inc) {
     auto src = m_repo.read(inc->kernel, *head);
@@ -206,14 +200,11 @@ Outcome Curator::leaderboard(const std::string& op, int limit) {
 
 Outcome Curator::library(const std::string& op) {
   if (!op.empty() && !m_catalog.find(op)) return error(Code::not_found, "no spec for op '" + op + "'");
-  auto head = m_repo.head();
-  if (!head) return error(Code::internal, head.error().what());
-  auto text = m_repo.read("dispatch.json", *head);
-  if (!text) return error(Code::internal, text.error().what());
-  auto d = parse_dispatch(*text);
-  if (!d) return error(Code::internal, d.error().what());
+  auto snap = read_head(m_repo);
+  if (!snap) return error(Code::internal, snap.error().what());
+  const std::string* head = &snap->commit;
   nlohmann::json entries = nlohmann::json::array();
-  for (const auto& e : d->entries)
+  for (const auto& e : snap->dispatch.entries)
     if (op.empty() || e.op == op) entries.push_back(entry_json(e));
   nlohmann::json body = {{"commit", *head}, {"path", m_repo.path().string()}, {"entries", entries}};
   if (!op.empty()) {

@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "library/dispatch.hpp"
+#include "library/snapshot.hpp"
 #include "library/referee.hpp"
 #include "util/hash.hpp"
 
@@ -97,12 +97,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
   // The branch may move under us for another op; retry on top of the new head as long as the
   // incumbent this verdict was compared with is still the one in place.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    auto head = repo.head();
-    if (!head) return std::unexpected(head.error());
-    auto text = repo.read("dispatch.json", *head);
-    if (!text) return std::unexpected(text.error());
-    auto dispatch = parse_dispatch(*text);
-    if (!dispatch) return std::unexpected(dispatch.error());
+    auto snap = read_head(repo);
+    if (!snap) return std::unexpected(snap.error());
+    const std::string* head = &snap->commit;
+    Dispatch* dispatch = &snap->dispatch;
     const DispatchEntry* now = dispatch->incumbent(v.op, v.variant, v.backend, dc);
     core::IncumbentRef compared = v.summary.incumbent.value_or(core::IncumbentRef{});
     std::string now_sha;

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "library/dispatch.hpp"
+#include "library/snapshot.hpp"
 #include "util/hash.hpp"
 
 namespace kwb::library {
@@ -97,14 +97,11 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
   (void)tuning.put(records_of(v, cand_sha, cand.id));
 
   auto note = [&](const std::string& text) { v.reason += "; " + text; };
-  auto head = m_repo.head();
-  if (!head) return note("not compared with the library: " + head.error().what());
-  auto dispatch_text_ = m_repo.read("dispatch.json", *head);
-  if (!dispatch_text_) return note("not compared with the library: " + dispatch_text_.error().what());
-  auto dispatch = parse_dispatch(*dispatch_text_);
-  if (!dispatch) return note("not compared with the library: " + dispatch.error().what());
+  auto snap = read_head(m_repo);
+  if (!snap) return note("not compared with the library: " + snap.error().what());
+  const std::string* head = &snap->commit;
   const std::string dc = device_class(v);
-  const DispatchEntry* entry = dispatch->incumbent(v.op, v.variant, v.backend, dc);
+  const DispatchEntry* entry = snap->dispatch.incumbent(v.op, v.variant, v.backend, dc);
   if (!entry) {
     v.summary.beats_incumbent = true;
     return note(fmt::format("no incumbent for {}/{}/{} yet: promoting it would make it the first", v.op, v.variant,
