@@ -1,8 +1,9 @@
 // kwb ci promote: re-validates the pending winners (accepted, beating the incumbent, not yet
 // decided) one at a time with fresh seeds, re-times the incumbent in the same run, promotes
 // those that still win, and writes a JSON and a JUnit report. A winner that no longer wins (or is
-// no longer correct) is recorded as rejected with the reason. Exit 0 when every pending winner was
-// promoted, 1 when one regressed, no longer won or conflicted, 2 on usage or setup errors.
+// no longer correct) is recorded as rejected with the reason; one this machine could not judge
+// (no device, a setup error) stays pending. Exit 0 when every pending winner was promoted, 1
+// otherwise, 2 on usage or setup errors.
 #include <cstdio>
 #include <iostream>
 
@@ -109,23 +110,80 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   library::Referee referee(**repo, *db, *policy);
   auto started_commit = (*repo)->head();
 
-  // Pending winners, oldest first.
+  // Pending winners: accepted, beating the incumbent they were compared with, undecided; oldest first.
   store::CandidateRepository candidates(*db);
   store::DecisionRepository decisions(*db);
-  store::CandidateFilter f;
-  f.status = "accepted";
-  f.limit = 500;
-  auto recs = candidates.list(f);
+  auto recs = candidates.accepted_undecided(1 << 20);
   if (!recs) return usage(recs.error().what());
   std::vector<store::CandidateRecord> pending;
-  for (auto it = recs->rbegin(); it != recs->rend(); ++it) {
-    auto v = core::verdict_from_json(it->verdict);
+  for (const auto& rec : *recs) {
+    auto v = core::verdict_from_json(rec.verdict);
     if (!v || !v->summary.beats_incumbent.value_or(false)) continue;
-    if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), it->op) == a.ops.end()) continue;
-    if (auto d = decisions.find(it->id); !d || *d) continue;
-    pending.push_back(*it);
+    if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), rec.op) == a.ops.end()) continue;
+    pending.push_back(rec);
     if (int(pending.size()) >= a.limit) break;
   }
+
+  // One pending winner: its outcome, reason and (when promoted) commit and kernel.
+  auto settle = [&](const store::CandidateRecord& rec, nlohmann::json& r) {
+    // An earlier promotion whose commit landed but whose decision was not written: record it.
+    if (auto landed = library::landed_promotion(**repo, rec.id)) {
+      (void)decisions.record({rec.id, "promoted", "recovered after an interrupted promotion", landed->commit,
+                              std::nullopt, ""});
+      r.update({{"outcome", "promoted"}, {"reason", "already in the library (recovered an interrupted promotion)"},
+                {"commit", landed->commit}, {"kernel", landed->kernel}});
+      return;
+    }
+    auto source = objects.get(rec.source_sha256);
+    if (!source) {
+      r.update({{"outcome", "error"}, {"reason", "source object missing: " + source.error().what()}});
+      return;
+    }
+    core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, *source, rec.source_name, rec.flags, rec.note};
+    store::CandidateRecord full = rec;
+    full.bench.clear();  // every bench workload, whatever subset it was submitted with
+    auto made = factory(full, *source, nullptr);  // fresh secret seeds: a new evaluation
+    if (!made) {
+      r.update({{"outcome", "error"}, {"reason", made.error().what()}});
+      return;
+    }
+    core::Verdict v = eval::run_to_verdict(**made);
+    cand.variant = v.variant;
+    referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, full, inc); });
+    r["variant"] = v.variant.empty() ? rec.variant : v.variant;
+    if (v.summary.geomean_vs_incumbent) r["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
+    if (v.status == core::Status::no_device || v.status == core::Status::error) {
+      // This machine could not judge it (no GPU, a setup error): not the candidate's fault.
+      r.update({{"outcome", "error"}, {"reason", std::string(core::status_name(v.status)) + ": " + v.reason}});
+      return;
+    }
+    if (v.status != core::Status::accepted) {
+      r.update({{"outcome", "regressed"},
+                {"reason", "no longer accepted: " + std::string(core::status_name(v.status)) + ": " + v.reason}});
+      return;
+    }
+    if (!v.summary.beats_incumbent.value_or(false)) {
+      r.update({{"outcome", v.summary.beats_incumbent ? "no_longer_wins" : "error"}, {"reason", v.reason}});
+      return;
+    }
+    if (auto d = decisions.find(rec.id); !d || *d) {  // a reviewer decided meanwhile
+      r.update({{"outcome", "conflict"}, {"reason", "decided by a reviewer while kwb ci promote evaluated it"}});
+      return;
+    }
+    auto done = library::promote(**repo, {cand, v, catalog->find(rec.op), "ci"});
+    if (!done) {
+      r.update({{"outcome", "error"}, {"reason", done.error().what()}});
+    } else if (done->kind != library::PromotionResult::Kind::committed) {
+      r.update({{"outcome", done->kind == library::PromotionResult::Kind::conflict ? "conflict" : "refused"},
+                {"reason", done->reason}});
+    } else {
+      auto recorded = decisions.record({rec.id, "promoted", "kwb ci promote", done->commit, std::nullopt, ""});
+      bool mine = recorded && *recorded;
+      r.update({{"outcome", mine ? "promoted" : "conflict"},
+                {"reason", mine ? v.reason : "committed " + done->commit + ", but a decision was recorded meanwhile"},
+                {"commit", done->commit}, {"kernel", done->kernel}});
+    }
+  };
 
   nlohmann::json results = nlohmann::json::array();
   int promoted = 0, failed = 0;
@@ -133,53 +191,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     auto c0 = std::chrono::steady_clock::now();
     nlohmann::json r = {{"id", rec.id}, {"op", rec.op}, {"variant", rec.variant}, {"backend", rec.backend},
                         {"outcome", ""}, {"reason", ""}, {"commit", ""}, {"geomean_vs_incumbent", nullptr}};
-    auto source = objects.get(rec.source_sha256);
-    core::Verdict v;
-    if (!source) {
-      v.status = core::Status::error;
-      v.reason = "source object missing: " + source.error().what();
-    } else {
-      core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, *source, rec.source_name, rec.flags, rec.note};
-      store::CandidateRecord full = rec;
-      full.bench.clear();  // every bench workload, whatever subset it was submitted with
-      auto made = factory(full, *source, nullptr);  // fresh secret seeds: a new evaluation
-      if (!made) {
-        v.status = core::Status::error;
-        v.reason = made.error().what();
-      } else {
-        v = eval::run_to_verdict(**made);
-        cand.variant = v.variant;
-        referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
-      }
-      r["variant"] = v.variant.empty() ? rec.variant : v.variant;
-      if (v.summary.geomean_vs_incumbent) r["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
-      if (v.status != core::Status::accepted) {
-        r["outcome"] = "regressed";
-        r["reason"] = "no longer accepted: " + std::string(core::status_name(v.status)) + ": " + v.reason;
-      } else if (!v.summary.beats_incumbent.value_or(false)) {
-        r["outcome"] = "no_longer_wins";
-        r["reason"] = v.reason;
-      } else {
-        auto done = library::promote(**repo, {cand, v, catalog->find(rec.op), "ci"});
-        if (!done) {
-          r["outcome"] = "error";
-          r["reason"] = done.error().what();
-        } else if (done->kind != library::PromotionResult::Kind::committed) {
-          r["outcome"] = done->kind == library::PromotionResult::Kind::conflict ? "conflict" : "refused";
-          r["reason"] = done->reason;
-        } else {
-          (void)decisions.record({rec.id, "promoted", "kwb ci promote", done->commit, std::nullopt, ""});
-          r["outcome"] = "promoted";
-          r["reason"] = v.reason;
-          r["commit"] = done->commit;
-          r["kernel"] = done->kernel;
-        }
-      }
-    }
-    if (!source) {
-      r["outcome"] = "error";
-      r["reason"] = v.reason;
-    }
+    settle(rec, r);
     // A winner that no longer wins under fresh seeds is rejected, so it stops being pending.
     if (r["outcome"] == "regressed" || r["outcome"] == "no_longer_wins")
       (void)decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "", std::nullopt, ""});

@@ -22,6 +22,9 @@ util::Result<void> check_flags(const std::vector<std::string>& flags) {
   for (size_t i = 0; i < flags.size(); ++i) {
     std::string_view f = flags[i];
     std::string where = "flags[" + std::to_string(i) + "]";
+    for (char c : f)  // a newline could forge lines of commit trailers or tuning files downstream
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        return util::fail(where, "flag contains a control character (newline, tab, ...)");
     for (auto p : k_denied_prefixes)
       if (starts_with(f, p))
         return util::fail(where, "flag '" + std::string(f) + "' is not allowed: it can load code or read "

@@ -46,7 +46,7 @@ TimeStats time_stats(const J& t) {
   s.discarded = int(num(t, "discarded"));
   s.stop_reason = str(t, "stop_reason");
   s.clock = str(t, "clock");
-  s.cold = t.value("cold", true);
+  s.cold = !(t.contains("cold") && t["cold"].is_boolean()) || t["cold"].get<bool>();
   return s;
 }
 
@@ -57,7 +57,7 @@ WorkloadResult workload(const J& w) {
   if (w.contains("params") && w["params"].is_object())
     for (const auto& [k, v] : w["params"].items())
       if (v.is_number_integer()) r.params[k] = v.get<int64_t>();
-  r.correct = w.value("correct", true);
+  r.correct = !(w.contains("correct") && w["correct"].is_boolean()) || w["correct"].get<bool>();
   r.checks = int(num(w, "checks"));
   r.max_abs_err = num(w, "max_abs_err");
   r.max_rel_err = num(w, "max_rel_err");

@@ -82,14 +82,10 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
                                              (*prior)->commit_id.empty() ? "" : " in commit " + (*prior)->commit_id));
   // A promotion whose commit landed but whose decision was not recorded (the process died in
   // between): the library already names this candidate, so record it now.
-  if (auto snap = read_head(m_repo)) {
-    for (const auto& e : snap->dispatch.entries)
-      if (e.candidate == id) {
-        auto logs = m_repo.log(e.kernel, 1);
-        std::string commit = logs && !logs->empty() ? logs->front().id : snap->commit;
-        (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", commit, token_id, ""});
-        return ok({{"id", id}, {"decision", "promoted"}, {"commit", commit}, {"kernel", e.kernel}, {"recovered", true}});
-      }
+  if (auto landed = landed_promotion(m_repo, id)) {
+    (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", landed->commit, token_id, ""});
+    return ok({{"id", id}, {"decision", "promoted"}, {"commit", landed->commit}, {"kernel", landed->kernel},
+               {"recovered", true}});
   }
   PromotionRequest req{cand, verdict, m_catalog.find(cand.op), reviewer};
   auto result = library::promote(m_repo, req);
@@ -102,6 +98,9 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
   auto recorded = decisions.record({id, "promoted", "", result->commit, token_id, ""});
   if (!recorded) return error(Code::internal, "promoted in commit " + result->commit + " but not recorded: " +
                                                   recorded.error().what());
+  if (!*recorded)
+    return error(Code::conflict, "promoted in commit " + result->commit + ", but another process recorded a decision "
+                                 "on " + id + " meanwhile");
   return ok({{"id", id}, {"decision", "promoted"}, {"commit", result->commit}, {"kernel", result->kernel},
              {"speedup", verdict.summary.geomean_vs_incumbent ? nlohmann::json(*verdict.summary.geomean_vs_incumbent)
                                                               : nlohmann::json()}});
@@ -114,6 +113,9 @@ Outcome Curator::reject(const std::string& id, const std::string& reason, std::o
   auto rec = repo.find(id);
   if (!rec) return error(Code::internal, rec.error().what());
   if (!*rec) return error(Code::not_found, "no candidate " + id);
+  if (auto landed = landed_promotion(m_repo, id))
+    return error(Code::conflict, "candidate " + id + " is the library's incumbent since commit " + landed->commit +
+                                     ": it cannot be rejected");
   store::DecisionRepository decisions(m_db);
   auto done = decisions.record({id, "rejected", reason, "", token_id, ""});
   if (!done) return error(Code::internal, done.error().what());

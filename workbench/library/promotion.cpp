@@ -68,6 +68,17 @@ nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_sy
 
 }  // namespace
 
+std::optional<LandedPromotion> landed_promotion(Repository& repo, const std::string& candidate_id) {
+  auto snap = read_head(repo);
+  if (!snap) return std::nullopt;
+  for (const auto& e : snap->dispatch.entries)
+    if (e.candidate == candidate_id) {
+      auto logs = repo.log(e.kernel, 1);
+      return LandedPromotion{logs && !logs->empty() ? logs->front().id : snap->commit, e.kernel};
+    }
+  return std::nullopt;
+}
+
 std::string promoted_path(const core::Candidate& c, const std::string& variant) {
   return c.op + "/" + c.backend + "/" + variant + "_" + c.id + (c.backend == "cpu" ? ".cpp" : ".cu");
 }
@@ -93,6 +104,8 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
                                  fmt::join(missing, ", ")));
   }
   const std::string dc = device_class(v);
+  if (dc == "any")
+    return refused("the verdict does not say which device class it was measured on (device '" + v.device + "')");
 
   // The branch may move under us for another op; retry on top of the new head as long as the
   // incumbent this verdict was compared with is still the one in place.
@@ -141,12 +154,17 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
       if (w.kind == "bench" && w.time)
         message += fmt::format("  {:<24} {:>12.0f} ns  {}\n", w.name, w.time->median_ns,
                                w.vs_incumbent ? fmt::format("{:.3f}x", *w.vs_incumbent) : "-");
+    auto one_line = [](std::string s) {  // a trailer value never spans lines
+      for (char& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+      return s;
+    };
     message += fmt::format("\nKwb-Candidate: {}\nKwb-Op: {}\nKwb-Variant: {}\nKwb-Backend: {}\nKwb-Device: {}\n"
                            "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {:.4f}\nKwb-Replaces: {}\n"
                            "Kwb-Reviewer: {}\n",
-                           req.candidate.id, v.op, v.variant, v.backend, v.device, dc, v.toolchain, speedup,
-                           compared.kernel.empty() ? "none" : compared.kernel,
-                           req.reviewer.empty() ? "unknown" : req.reviewer);
+                           req.candidate.id, v.op, v.variant, v.backend, one_line(v.device), dc,
+                           one_line(v.toolchain), speedup, compared.kernel.empty() ? "none" : compared.kernel,
+                           one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
     auto committed = repo.commit(*head, files, message);
     if (!committed) return std::unexpected(committed.error());
     if (committed->id) return PromotionResult{Kind::committed, "", *committed->id, entry.kernel};

@@ -4,6 +4,7 @@
 // with trailers (Kwb-Candidate, Kwb-Op, Kwb-Variant, Kwb-Backend, Kwb-Device, Kwb-Toolchain,
 // Kwb-Speedup, Kwb-Replaces, Kwb-Reviewer). Refused unless the verdict is accepted and beats
 // the incumbent it was compared with, and that incumbent is still the library's.
+#include <optional>
 #include <string>
 
 #include "core/candidate.hpp"
@@ -29,6 +30,13 @@ struct PromotionResult {
 
 // Never throws; a libgit2 failure is an error, a policy refusal or a race is a result.
 util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& req);
+
+// Where the library's head already names `candidate_id` in dispatch.json (a promotion whose
+// commit landed but whose decision was not recorded): the commit that added its kernel.
+struct LandedPromotion {
+  std::string commit, kernel;
+};
+std::optional<LandedPromotion> landed_promotion(Repository& repo, const std::string& candidate_id);
 
 // Library path of a promoted candidate's source: "<op>/<backend>/<variant>_<id>.<cpp|cu>".
 std::string promoted_path(const core::Candidate& c, const std::string& variant);

@@ -135,11 +135,17 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
     core::Candidate ic{"library:" + entry->kernel, v.op, v.variant, v.backend, *inc_source, entry->kernel, flags,
                        "incumbent re-measured"};
     core::Verdict iv = measure(ic);
+    v.summary.incumbent->remeasured = true;
     if (iv.status != core::Status::accepted) {
+      // Only a verdict about the incumbent's code dethrones it; a machine that could not run it
+      // (no device, an error, a limit hit under load) leaves the comparison undecided.
+      using S = core::Status;
+      bool about_the_code = iv.status == S::incorrect || iv.status == S::compile_error ||
+                            iv.status == S::rejected || iv.status == S::crashed || iv.status == S::sandbox_violation;
+      std::string what = std::string(core::status_name(iv.status)) + ": " + iv.reason;
+      if (!about_the_code) return note("not compared: the incumbent " + entry->kernel + " could not be re-timed (" + what + ")");
       v.summary.beats_incumbent = true;
-      v.summary.incumbent->remeasured = true;
-      return note("the incumbent " + entry->kernel + " is no longer accepted (" +
-                  std::string(core::status_name(iv.status)) + ": " + iv.reason + ")");
+      return note("the incumbent " + entry->kernel + " is no longer accepted (" + what + ")");
     }
     auto fresh = records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12));
     (void)tuning.put(fresh);
@@ -160,12 +166,14 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
     w.vs_incumbent = speedup;
     ++compared;
     log_sum += std::log(speedup);
-    // noise_sigmas for many samples, widened by Student's t for few (df of the smaller side).
+    // A win must clear noise_sigmas standard errors, widened by Student's t for few samples (df
+    // of the smaller side); one sample has no error estimate and never wins. A regression is
+    // judged without the widening: few samples must not hide one.
     int64_t df = std::min<int64_t>(w.time->samples, it->second.samples) - 1;
-    double noise = m_policy.noise_sigmas / 3.0 * t_quantile(df) *
-                   std::hypot(w.time->mean_stderr_pct, it->second.stderr_pct);
-    if ((speedup - 1) * 100 > std::max(m_policy.min_gain_pct, noise)) ++wins;
-    if ((1 - speedup) * 100 > std::max(m_policy.max_regression_pct, noise)) ++regressions;
+    double se = std::hypot(w.time->mean_stderr_pct, it->second.stderr_pct);
+    double win_noise = m_policy.noise_sigmas / 3.0 * t_quantile(df) * se;
+    if (df >= 1 && (speedup - 1) * 100 > std::max(m_policy.min_gain_pct, win_noise)) ++wins;
+    if ((1 - speedup) * 100 > std::max(m_policy.max_regression_pct, m_policy.noise_sigmas * se)) ++regressions;
     if (speedup > best_s) best_s = speedup, best = w.name;
     if (speedup < worst_s) worst_s = speedup, worst = w.name;
   }

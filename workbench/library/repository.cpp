@@ -6,6 +6,11 @@
 
 #include <git2.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
 #include "library/seed.hpp"
 
 namespace kwb::library {
@@ -58,11 +63,27 @@ std::string oid_text(const git_oid& oid) {
 // commit to the library while kwb runs, docs/library.md) and is removed.
 class CommitLock {
  public:
-  explicit CommitLock(const std::string& gitdir, const std::string& branch) {
-    m_fd = ::open((gitdir + "kwb-commit.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd >= 0)
-      while (::flock(m_fd, LOCK_EX) < 0 && errno == EINTR) {
+  CommitLock(const std::string& gitdir, const std::string& branch) : m_path(gitdir + "kwb-commit.lock") {
+    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) {
+      m_error = "cannot open " + m_path + ": " + std::strerror(errno);
+      return;
+    }
+    // Another kwb process commits for milliseconds; wait up to 30 s, then give up rather than
+    // hold the repository (and the device lane that asked) forever behind a stopped process.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (::flock(m_fd, LOCK_EX | LOCK_NB) < 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        m_error = "cannot lock " + m_path + ": " + std::strerror(errno);
+        return;
       }
+      if (std::chrono::steady_clock::now() > deadline) {
+        m_error = m_path + " is held by another process for more than 30 s (a stopped kwb?)";
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling a lock held by another process
+    }
+    m_locked = true;
     std::error_code ec;
     std::filesystem::remove(gitdir + branch + ".lock", ec);
     std::filesystem::remove(gitdir + "index.lock", ec);
@@ -72,9 +93,13 @@ class CommitLock {
   }
   CommitLock(const CommitLock&) = delete;
   CommitLock& operator=(const CommitLock&) = delete;
+  bool locked() const { return m_locked; }
+  const std::string& error() const { return m_error; }
 
  private:
+  std::string m_path, m_error;
   int m_fd = -1;
+  bool m_locked = false;
 };
 
 }  // namespace
@@ -99,14 +124,13 @@ struct Repository::Git {
     return std::string(git_reference_symbolic_target(head.get()));
   }
 
-  // The head commit id, or nullopt on an unborn branch.
+  // The head commit id (through the branch, or a detached HEAD: reading works on a CI checkout
+  // of a pull request), or nullopt on an unborn branch.
   util::Result<std::optional<git_oid>> head_oid() const {
-    auto name = branch();
-    if (!name) return std::unexpected(name.error());
     git_oid oid;
-    int rc = git_reference_name_to_id(&oid, repo, name->c_str());
-    if (rc == GIT_ENOTFOUND) return std::optional<git_oid>();
-    if (rc < 0) return fail("resolving " + *name, rc);
+    int rc = git_reference_name_to_id(&oid, repo, "HEAD");
+    if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::optional<git_oid>();
+    if (rc < 0) return fail("resolving HEAD", rc);
     return std::optional<git_oid>(oid);
   }
 
@@ -145,26 +169,26 @@ util::Result<std::unique_ptr<Repository>> Repository::open(const fs::path& path)
 util::Result<std::unique_ptr<Repository>> Repository::open_or_seed(const fs::path& path, const fs::path& kernels_dir) {
   ensure_init();
   std::error_code ec;
-  if (fs::exists(path / ".git", ec) || fs::exists(path / "HEAD", ec)) {
-    auto repo = open(path);
-    if (!repo) return repo;
-    auto head = (*repo)->m_git->head_oid();
+  std::unique_ptr<Repository> repo;
+  if (fs::exists(path / ".git", ec) || fs::exists(path / "HEAD", ec)) {  // a repository, bare or not
+    auto opened = open(path);
+    if (!opened) return opened;
+    auto head = (*opened)->m_git->head_oid();
     if (!head) return std::unexpected(head.error());
-    if (*head) return repo;
+    if (*head) return opened;
+    repo = std::move(*opened);  // no commit yet: seed it
   }
   auto seed = seed_files(kernels_dir);
   if (!seed) return std::unexpected(seed.error());
-  auto git = std::make_unique<Git>();
-  if (!fs::exists(path / ".git", ec)) {
+  if (!repo) {
+    auto git = std::make_unique<Git>();
     git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
     opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_MKDIR;
     opts.initial_head = "main";
     if (int rc = git_repository_init_ext(&git->repo, path.c_str(), &opts); rc < 0)
       return util::fail(path.string(), "cannot create the library repository: " + git_message(rc));
-  } else if (int rc = git_repository_open_ext(&git->repo, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr); rc < 0) {
-    return util::fail(path.string(), "not a git repository: " + git_message(rc));
+    repo.reset(new Repository(path, std::move(git)));
   }
-  std::unique_ptr<Repository> repo(new Repository(path, std::move(git)));
   auto done = repo->commit("", *seed, "Seed the library from kernels/\n\nEvery shipped kernel is the incumbent of its op, "
                                       "variant and backend for device class \"any\".\n");
   if (!done) return std::unexpected(done.error());
@@ -210,7 +234,14 @@ util::Result<std::map<std::string, std::string>> Repository::files(const std::st
     auto& w = *static_cast<Walked*>(payload);
     if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return 0;
     Blob blob;
-    std::string path = std::string(root) + git_tree_entry_name(entry);
+    std::string name = git_tree_entry_name(entry);
+    std::string path = std::string(root) + name;
+    // libgit2 does not vet names in trees it reads: refuse any that could leave a checkout.
+    if (name.empty() || name == "." || name == ".." || name == ".git" || name.find('/') != std::string::npos ||
+        path.find("/.git/") != std::string::npos || path.starts_with(".git/")) {
+      w.error = "the library tree has an entry named '" + path + "', which would leave the library folder";
+      return -1;
+    }
     if (git_blob_lookup(blob.out(), w.repo, git_tree_entry_id(entry)) < 0) {
       w.error = "cannot read " + path;
       return -1;
@@ -232,6 +263,7 @@ util::Result<CommitResult> Repository::commit(const std::string& expected_head,
   auto branch = m_git->branch();
   if (!branch) return std::unexpected(branch.error());
   CommitLock commit_lock(git_repository_path(repo), *branch);
+  if (!commit_lock.locked()) return util::fail(m_path.string(), commit_lock.error());
   auto current = m_git->head_oid();
   if (!current) return std::unexpected(current.error());
   std::string current_text = *current ? oid_text(**current) : "";

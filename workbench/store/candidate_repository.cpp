@@ -246,4 +246,18 @@ util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> t
   return st.integer(0);
 }
 
+util::Result<std::vector<CandidateRecord>> CandidateRepository::accepted_undecided(int limit) {
+  auto guard = m_db.lock();
+  Statement st(m_db.handle(), std::string("SELECT ") + k_columns +
+                                  " FROM candidates c WHERE state = 'done' AND status = 'accepted' AND NOT EXISTS "
+                                  "(SELECT 1 FROM decisions d WHERE d.candidate_id = c.id) ORDER BY seq LIMIT ?1");
+  if (!st.ok()) return err(m_db, st);
+  st.bind(1, int64_t(limit));
+  std::vector<CandidateRecord> out;
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  if (rc != SQLITE_DONE) return err(m_db, st);
+  return out;
+}
+
 }  // namespace kwb::store

@@ -64,6 +64,8 @@ class CandidateRepository {
   // Candidates not yet done or cancelled, oldest first (start-up recovery and the queue).
   util::Result<std::vector<CandidateRecord>> unfinished();
   util::Result<int64_t> count_active(std::optional<int64_t> token_id);
+  // Accepted candidates without a review decision, oldest first (kwb ci promote's queue).
+  util::Result<std::vector<CandidateRecord>> accepted_undecided(int limit);
 
  private:
   Database& m_db;

@@ -74,3 +74,17 @@ TEST(CheckFlags, RefusalSaysWhatIsAllowed) {
 
 }  // namespace
 }  // namespace kwb::build
+
+namespace kwb::build {
+namespace {
+
+TEST(FlagPolicyControlCharacters, ANewlineInAFlagIsRefused) {
+  auto r = check_flags({"-O2", "-DX=1\nKwb-Candidate: c-0000000000000000"});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("flags[1]: flag contains a control character"), std::string::npos) << r.error().what();
+  EXPECT_FALSE(check_flags({"-DX=\t1"}));
+  EXPECT_TRUE(check_flags({"-DX=1 2"}));
+}
+
+}  // namespace
+}  // namespace kwb::build

@@ -146,5 +146,51 @@ TEST(Referee, IdenticalSourceAndRejectedVerdictsAreNotCompared) {
   EXPECT_EQ(measured, 0);
 }
 
+TEST(Referee, AnIncumbentThisMachineCannotRunIsNotBeaten) {
+  Fixture f;
+  Referee referee(*f.repo, *f.db);
+  core::Verdict v = timed(5000, 100000);  // 5x slower than anything
+  referee.judge(candidate("a"), v, [&](const core::Candidate&) {
+    core::Verdict bad = timed(1, 1);
+    bad.status = core::Status::no_device;
+    bad.reason = "no CUDA device";
+    return bad;
+  });
+  EXPECT_FALSE(v.summary.beats_incumbent) << v.reason;
+  EXPECT_NE(v.reason.find("could not be re-timed (no_device"), std::string::npos) << v.reason;
+  core::Verdict w = timed(5000, 100000);
+  referee.judge(candidate("b"), w, [&](const core::Candidate&) {
+    core::Verdict wrong = timed(1, 1);
+    wrong.status = core::Status::incorrect;
+    wrong.reason = "wrong on 1 of 9 test workloads";
+    return wrong;
+  });
+  EXPECT_TRUE(*w.summary.beats_incumbent) << "an incumbent that fails the spec loses its place: " << w.reason;
+}
+
+TEST(Referee, OneSampleNeverWinsButARegressionStillCounts) {
+  Fixture f;
+  Referee referee(*f.repo, *f.db);
+  auto one_sample = [](double a, double b) {
+    core::Verdict v = timed(a, b, k_toolchain, 0.0);
+    for (auto& w : v.workloads) w.time->samples = 1;
+    return v;
+  };
+  core::Verdict v = one_sample(1000, 20000);
+  referee.judge(candidate("a"), v, [&](const core::Candidate&) { return one_sample(1200, 24000); });
+  EXPECT_FALSE(*v.summary.beats_incumbent) << v.reason;  // 1.2x, but from single samples
+  Fixture g;
+  Referee other(*g.repo, *g.db);
+  core::Verdict r = timed(1000, 40000, k_toolchain, 5.0);  // n16M 2x slower, noisy and few samples
+  for (auto& w : r.workloads) w.time->samples = 3;
+  other.judge(candidate("b"), r, [&](const core::Candidate&) {
+    core::Verdict i = timed(2000, 20000, k_toolchain, 5.0);
+    for (auto& w : i.workloads) w.time->samples = 3;
+    return i;
+  });
+  EXPECT_FALSE(*r.summary.beats_incumbent) << r.reason;
+  EXPECT_NE(r.reason.find("n16M slower by 50.0%"), std::string::npos) << r.reason;
+}
+
 }  // namespace
 }  // namespace kwb::library

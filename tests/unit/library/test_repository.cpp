@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <git2.h>
+
 #include "library/dispatch.hpp"
 #include "library/repository.hpp"
 #include "temp_dir.hpp"
@@ -130,6 +132,78 @@ TEST(LibraryRepository, SigkillDuringCommitsNeverLeavesAHalfWrittenHead) {
     ASSERT_TRUE(log);
     EXPECT_GE(log->size(), size_t(2 + round));
   }
+}
+
+TEST(LibraryRepository, ReadsADetachedHeadButCommitsOnlyToABranch) {
+  TempDir dir;
+  auto repo = Repository::open_or_seed(dir / "lib", kernels());
+  ASSERT_TRUE(repo);
+  std::string head = *(*repo)->head();
+  repo->reset();
+  git_libgit2_init();
+  git_repository* raw = nullptr;
+  ASSERT_EQ(git_repository_open(&raw, (dir / "lib").c_str()), 0);
+  git_oid oid;
+  git_oid_fromstr(&oid, head.c_str());
+  ASSERT_EQ(git_repository_set_head_detached(raw, &oid), 0);  // what a CI checkout of a pull request has
+  git_repository_free(raw);
+  auto detached = Repository::open_or_seed(dir / "lib", kernels());
+  ASSERT_TRUE(detached) << detached.error().what();
+  EXPECT_EQ(*(*detached)->head(), head);
+  EXPECT_TRUE((*detached)->read("dispatch.json"));
+  auto c = (*detached)->commit(head, {{"x.cpp", "x"}}, "x\n");
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().what().find("HEAD is detached"), std::string::npos) << c.error().what();
+}
+
+TEST(LibraryRepository, SeedsAnEmptyBareRepositoryInPlace) {
+  TempDir dir;
+  git_libgit2_init();
+  git_repository* raw = nullptr;
+  ASSERT_EQ(git_repository_init(&raw, (dir / "bare.git").c_str(), 1), 0);
+  git_repository_free(raw);
+  auto repo = Repository::open_or_seed(dir / "bare.git", kernels());
+  ASSERT_TRUE(repo) << repo.error().what();
+  EXPECT_TRUE((*repo)->read("dispatch.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "bare.git" / ".git"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "bare.git" / "dispatch.json"));
+}
+
+// A tree whose entry is named ".." (libgit2 reads such trees without complaint): files() must
+// refuse it, since kwb export writes the files out.
+TEST(LibraryRepository, RefusesTreeEntriesThatLeaveTheLibrary) {
+  TempDir dir;
+  auto repo = Repository::open_or_seed(dir / "lib", kernels());
+  ASSERT_TRUE(repo);
+  std::string head = *(*repo)->head();
+  repo->reset();
+  git_libgit2_init();
+  git_repository* raw = nullptr;
+  ASSERT_EQ(git_repository_open(&raw, (dir / "lib").c_str()), 0);
+  git_odb* odb = nullptr;
+  ASSERT_EQ(git_repository_odb(&odb, raw), 0);
+  git_oid blob, tree, commit, parent;
+  ASSERT_EQ(git_odb_write(&blob, odb, "evil", 4, GIT_OBJECT_BLOB), 0);
+  std::string entry = std::string("100644 ..") + '\0' + std::string(reinterpret_cast<const char*>(blob.id), 20);
+  std::string entries = entry;  // a tree with one entry named ".." ...
+  ASSERT_EQ(git_odb_write(&tree, odb, entries.data(), entries.size(), GIT_OBJECT_TREE), 0);
+  git_oid_fromstr(&parent, head.c_str());
+  char tree_hex[GIT_OID_HEXSZ + 1], parent_hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(tree_hex, sizeof tree_hex, &tree);
+  git_oid_tostr(parent_hex, sizeof parent_hex, &parent);
+  std::string body = std::string("tree ") + tree_hex + "\nparent " + parent_hex +
+                     "\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n\nevil\n";
+  ASSERT_EQ(git_odb_write(&commit, odb, body.data(), body.size(), GIT_OBJECT_COMMIT), 0);
+  git_reference* ref = nullptr;
+  ASSERT_EQ(git_reference_create(&ref, raw, "refs/heads/main", &commit, 1, "evil"), 0);
+  git_reference_free(ref);
+  git_odb_free(odb);
+  git_repository_free(raw);
+  auto opened = Repository::open(dir / "lib");
+  ASSERT_TRUE(opened);
+  auto files = (*opened)->files();
+  ASSERT_FALSE(files);
+  EXPECT_NE(files.error().what().find("would leave the library folder"), std::string::npos) << files.error().what();
 }
 
 }  // namespace
