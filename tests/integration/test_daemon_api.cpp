@@ -165,6 +165,20 @@ TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
 }
 
+TEST_F(DaemonApi, ListPagesKeepTheirFilters) {
+  auto c = client();
+  for (const char* tag : {"page-a", "page-b"})
+    ASSERT_EQ(c.Post("/v1/candidates", submit_body(vector_add_source(tag)), "application/json")->status, 202);
+  auto first = body_of(c.Get("/v1/candidates?op=vector_add&limit=1"));
+  ASSERT_TRUE(first["next"].is_string()) << first.dump(2);
+  std::string next = first["next"];
+  EXPECT_NE(next.find("op=vector_add"), std::string::npos) << next;
+  auto second = body_of(c.Get(next));
+  ASSERT_EQ(second["items"].size(), 1u) << second.dump(2);
+  EXPECT_EQ(second["items"][0]["op"], "vector_add");
+  EXPECT_NE(second["items"][0]["id"], first["items"][0]["id"]);  // the page after the first
+}
+
 TEST_F(DaemonApi, MalformedRequestsGetClear4xx) {
   auto c = client();
   struct Case {

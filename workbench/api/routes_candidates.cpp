@@ -95,7 +95,12 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
   nlohmann::json items = nlohmann::json::array();
   for (const auto& r : *rows) items.push_back(candidate_json(r, false));
   nlohmann::json next = nullptr;
-  if (int64_t(rows->size()) == f.limit) next = "/v1/candidates?limit=" + std::to_string(f.limit) + "&before=" + std::to_string(rows->back().seq);
+  if (int64_t(rows->size()) == f.limit) {  // the next page keeps the filters
+    std::string link = "/v1/candidates?limit=" + std::to_string(f.limit) + "&before=" + std::to_string(rows->back().seq);
+    for (const auto& [key, value] : {std::pair{"op", f.op}, std::pair{"state", f.state}, std::pair{"status", f.status}})
+      if (value) link += std::string("&") + key + "=" + httplib::detail::encode_query_param(*value);
+    next = link;
+  }
   send_json(res, 200, {{"items", items}, {"next", next}});
 }
 

@@ -41,8 +41,7 @@ int run_list(const ListArgs& a) {
       return std::fprintf(stderr, "kwb list: the daemon's reply has no items array\n"), 2;
     for (const auto& it : body["items"])
       if (int(items.size()) < a.limit) items.push_back(it);
-    // `next` keeps the page size but not the filters: add them back.
-    path = body.contains("next") && body["next"].is_string() ? body["next"].get<std::string>() + query : "";
+    path = body.contains("next") && body["next"].is_string() ? body["next"].get<std::string>() : "";  // keeps the filters
   }
   if (a.json) {
     std::cout << items.dump(2) << "\n";
