@@ -177,6 +177,9 @@ TEST_F(DaemonApi, ListPagesKeepTheirFilters) {
   ASSERT_EQ(second["items"].size(), 1u) << second.dump(2);
   EXPECT_EQ(second["items"][0]["op"], "vector_add");
   EXPECT_NE(second["items"][0]["id"], first["items"][0]["id"]);  // the page after the first
+  // The variant inferred from the entry symbol is stored with the candidate once it is done.
+  auto done = body_of(c.Get("/v1/candidates/" + second["items"][0]["id"].get<std::string>() + "?wait=60"));
+  EXPECT_EQ(done["variant"], "f32") << done.dump(2);
 }
 
 TEST_F(DaemonApi, MalformedRequestsGetClear4xx) {

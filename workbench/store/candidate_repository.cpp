@@ -165,9 +165,12 @@ util::Result<bool> CandidateRepository::finish(const std::string& id, const nloh
   };
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, "
+               "variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
                "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
   st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, verdict.dump());
+  st.bind(4, verdict.contains("variant") && verdict["variant"].is_string() ? verdict["variant"].get<std::string>()
+                                                                           : std::string());
   if (st.step() != SQLITE_DONE) return rollback({m_db.file().string(), st.error()});
   if (st.changes() == 0) {
     m_db.exec("ROLLBACK;");
