@@ -69,3 +69,22 @@ TEST(ShippedKernels, CoverEveryStarterVariant) {
 }
 
 }  // namespace
+
+namespace {
+
+// `kwb eval --compare`: the verdict is compared with the workspace library's incumbent (here the
+// shipped kernel itself, seeded into the library): identical source, so it cannot beat it.
+TEST(EvalCompare, ComparesWithTheLibraryIncumbent) {
+  using namespace kwb::test;
+  auto shipped = source_dir() / "kernels" / "vector_add" / "cpu" / "vectorized.cpp";
+  auto e = kwb_eval_json(shipped.string(), "--op vector_add --compare --bench n1M --time-budget-ms 20");
+  ASSERT_TRUE(e.verdict.is_object()) << e.raw;
+  EXPECT_EQ(e.exit_code, 0) << e.raw;
+  const auto& s = e.verdict["summary"];
+  EXPECT_EQ(s["incumbent"]["kernel"], "vector_add/cpu/vectorized.cpp") << s.dump(2);
+  EXPECT_EQ(s["beats_incumbent"], false);
+  EXPECT_NE(e.verdict["reason"].get<std::string>().find("identical to the incumbent"), std::string::npos)
+      << e.verdict["reason"];
+}
+
+}  // namespace

@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/library_support.hpp"
+#include "library/referee.hpp"
 #include "app/verdict_table.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/cpu_evaluation.hpp"
@@ -24,7 +26,7 @@ struct EvalArgs {
   std::string source, op, variant, backend;  // backend empty: cuda for .cu files, else cpu
   std::string gpu_arch;
   uint64_t seed = 0;
-  bool json = false, no_bench = false, keep_job = false, no_cache = false;
+  bool json = false, no_bench = false, keep_job = false, no_cache = false, compare = false;
   std::vector<std::string> flags, bench;
 };
 
@@ -108,6 +110,23 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     eval::CpuEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, *device);
     verdict = eval::run_to_verdict(evaluation);
   }
+  if (a.compare && verdict.status == core::Status::accepted) {
+    // Against the workspace library's incumbent, as the daemon's decide stage does (its records,
+    // or the incumbent evaluated here and now).
+    auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
+    if (!repo) return usage_error("library: " + repo.error().what());
+    auto cpu = eval::cpu_device(*db);
+    if (!cpu) return usage_error(cpu.error().what());
+    auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
+    store::CandidateRecord like;
+    like.op = cand.op;
+    like.backend = cand.backend;
+    like.bench = a.bench;
+    cand.variant = verdict.variant;
+    library::Referee(**repo, *db).judge(cand, verdict, [&](const core::Candidate& inc) {
+      return measure_library_kernel(factory, like, inc);
+    });
+  }
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else
@@ -134,6 +153,8 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
+  cmd->add_flag("--compare", args->compare, "Compare with the library's incumbent (vs_incumbent, beats_incumbent); "
+                                             "times the incumbent here when its tuning records are missing or stale");
   cmd->add_option("--bench", args->bench, "Validate and time only this bench workload (repeatable)");
   cmd->add_flag("--keep-job", args->keep_job, "Keep the sandbox job folder under <workspace>/jobs");
   cmd->add_flag("--no-cache", args->no_cache, "Compile even when <workspace>/cache holds this exact build");
