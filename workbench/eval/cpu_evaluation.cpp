@@ -136,8 +136,10 @@ bool CpuEvaluation::start_runner() {
   if (!arena) return fail(core::Status::error, arena.error().what());
   m_arena.emplace(std::move(*arena));
   RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, m_opt.run_memory_bytes};
+  auto t = std::chrono::steady_clock::now();
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
+  m_verdict.summary.stage_ms["runner_start"] = ms_since(t);  // the sandbox's share, reported apart
   {
     std::lock_guard lock(m_runner_mutex);
     m_runner = std::move(*runner);

@@ -46,11 +46,14 @@ size_t output_elements(const WorkloadHarness& h) {
 }  // namespace
 
 bool CudaEvaluation::start_runner() {
-  if (!m_session) {
+  if (!m_session) {  // the sandbox and the driver's start, reported apart from validation (stage_ms)
+    auto t = std::chrono::steady_clock::now();
     auto s = start_gpu_session(
         {m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver, m_opt.keep_job});
     if (!s) return fail(core::Status::error, s.error().what());
     m_session = std::move(*s);
+    m_verdict.summary.stage_ms["runner_start"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   }
   if (!m_session->device.value("present", false))
     return fail(core::Status::no_device, m_session->device.value("reason", std::string("no CUDA device")));
