@@ -1,16 +1,8 @@
 #include "library/repository.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <git2.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstring>
-#include <thread>
-
+#include "library/commit_lock.hpp"
 #include "library/seed.hpp"
 
 namespace kwb::library {
@@ -57,50 +49,6 @@ std::string oid_text(const git_oid& oid) {
   return buf;
 }
 
-// Serialises commits of every kwb process on this repository: an flock on <gitdir>/kwb-commit.lock,
-// released by the kernel when the holder dies. Holding it, a ref or index lock file left behind
-// is known to be stale (only a kwb process killed mid-commit leaves one: other git tools must not
-// commit to the library while kwb runs, docs/library.md) and is removed.
-class CommitLock {
- public:
-  CommitLock(const std::string& gitdir, const std::string& branch) : m_path(gitdir + "kwb-commit.lock") {
-    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd < 0) {
-      m_error = "cannot open " + m_path + ": " + std::strerror(errno);
-      return;
-    }
-    // Another kwb process commits for milliseconds; wait up to 30 s, then give up rather than
-    // hold the repository (and the device lane that asked) forever behind a stopped process.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (::flock(m_fd, LOCK_EX | LOCK_NB) < 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) {
-        m_error = "cannot lock " + m_path + ": " + std::strerror(errno);
-        return;
-      }
-      if (std::chrono::steady_clock::now() > deadline) {
-        m_error = m_path + " is held by another process for more than 30 s (a stopped kwb?)";
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling a lock held by another process
-    }
-    m_locked = true;
-    std::error_code ec;
-    std::filesystem::remove(gitdir + branch + ".lock", ec);
-    std::filesystem::remove(gitdir + "index.lock", ec);
-  }
-  ~CommitLock() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  CommitLock(const CommitLock&) = delete;
-  CommitLock& operator=(const CommitLock&) = delete;
-  bool locked() const { return m_locked; }
-  const std::string& error() const { return m_error; }
-
- private:
-  std::string m_path, m_error;
-  int m_fd = -1;
-  bool m_locked = false;
-};
 
 }  // namespace
 
@@ -262,7 +210,7 @@ util::Result<CommitResult> Repository::commit(const std::string& expected_head,
   git_repository* repo = m_git->repo;
   auto branch = m_git->branch();
   if (!branch) return std::unexpected(branch.error());
-  CommitLock commit_lock(git_repository_path(repo), *branch);
+  detail::CommitLock commit_lock(git_repository_path(repo), *branch);
   if (!commit_lock.locked()) return util::fail(m_path.string(), commit_lock.error());
   auto current = m_git->head_oid();
   if (!current) return std::unexpected(current.error());
