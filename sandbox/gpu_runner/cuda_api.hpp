@@ -21,7 +21,7 @@ namespace kwb::gpu {
   X(cuGetErrorName) X(cuGetErrorString)
 
 // Optional: absent on older drivers.
-#define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+#define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuMemHostRegister) X(cuMemHostUnregister)
 
 struct CudaApi {
 #define KWB_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

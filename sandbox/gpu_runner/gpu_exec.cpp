@@ -74,10 +74,19 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
     if (auto s = check(m_cu.cuMemAlloc(&m_flush, flush), "allocating the L2 flush buffer"); !s.empty())
       return reply_error(s);
     m_flush_bytes = flush;
+    m_cu.cuMemsetD8(m_flush, 0, m_flush_bytes);  // zeros: kwb_l2_clean's XOR never hits its sink pattern
+    if (!m_sink && check(m_cu.cuMemAlloc(&m_sink, 64), "allocating the flush sink").empty())
+      m_cu.cuMemsetD8(m_sink, 0, 64);
   }
+  std::string error;
+  if (!load_helpers(error)) return reply_error(error);
   // The inputs (and armed guards) the parent prepared, once; outputs are re-poisoned per sample.
-  if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
-    return reply_error(s);
+  // "upload": false when the parent's arena has not changed since the last upload (the device
+  // already holds the same inputs and guards; whatever a candidate did to them stays visible to
+  // the next fetch).
+  if (cmd.value("upload", true))
+    if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
+      return reply_error(s);
   std::vector<int64_t> ns;
   ns.reserve(size_t(calls));
   int retakes = 0, sample_retakes = 0;
@@ -87,8 +96,7 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
     for (const auto& b : m_buffers)
       if (b.output) m_cu.cuMemsetD8Async(m_arena + b.offset, 0xFF, b.bytes, m_stream);
     if (m_workspace_bytes) m_cu.cuMemsetD8Async(m_workspace, 0, m_workspace_bytes, m_stream);
-    m_cu.cuMemsetD8Async(m_flush, (unsigned char)(i + retakes), m_flush_bytes, m_stream);
-    m_cu.cuCtxResetPersistingL2Cache();
+    if (auto s = flush_l2(); !s.empty()) return reply_error(s);
     m_cu.cuEventRecord(m_start, m_stream);
     if (auto s = launch_plan(); !s.empty()) return reply_error(s);
     m_cu.cuEventRecord(m_stop, m_stream);
@@ -111,10 +119,31 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
     ++i;
   }
   if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
-  // The last sample's outputs, guards and inputs go back for verification (DESIGN §6 rule 4).
+  // The last sample's outputs, guards and inputs go back for verification (DESIGN §6 rule 4),
+  // unless the parent does not verify this round ("download": false; it fetches later).
+  if (cmd.value("download", true))
+    if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
+      return reply_error(s);
+  return {{"ok", true}, {"ns", ns}};
+}
+
+// The arena as the last call left it, for verification after rounds that were not downloaded.
+nlohmann::json GpuRunner::fetch() {
+  if (!m_host) return reply_error("fetch before map");
+  if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
   if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
     return reply_error(s);
-  return {{"ok", true}, {"ns", ns}};
+  return {{"ok", true}};
+}
+
+std::string GpuRunner::flush_l2() {
+  m_cu.cuCtxResetPersistingL2Cache();
+  if (!m_l2_clean)  // helper missing (an emulated driver): a memset still evicts, leaving dirty lines
+    return check(m_cu.cuMemsetD8Async(m_flush, 0, m_flush_bytes, m_stream), "flushing L2");
+  unsigned long long words = m_flush_bytes / 16;
+  void* args[] = {&m_flush, &words, &m_sink};
+  return check(m_cu.cuLaunchKernel(m_l2_clean, unsigned(m_sms) * 4, 1, 1, 512, 1, 1, 0, m_stream, args, nullptr),
+               "flushing L2");
 }
 
 nlohmann::json GpuRunner::stats() {

@@ -56,6 +56,7 @@ class GpuRunner {
   nlohmann::json dims(const nlohmann::json& cmd);
   nlohmann::json call();
   nlohmann::json time(const nlohmann::json& cmd);
+  nlohmann::json fetch();
   nlohmann::json stats();
   nlohmann::json calibrate(const nlohmann::json& cmd);
 
@@ -67,6 +68,8 @@ class GpuRunner {
   std::string launch_plan();            // enqueues every launch on the stream
   std::string dirty_shared_memory();    // poisons every SM's shared memory
   bool throttled(unsigned& clock_mhz);
+  std::string flush_l2();  // evicts every line from L2, leaving it clean (untimed)
+  void unmap();
 
   CudaApi m_cu;
   Nvml m_nvml;
@@ -80,16 +83,17 @@ class GpuRunner {
   unsigned m_max_clock = 0;
 
   CUmodule m_module = nullptr, m_helpers = nullptr;
-  CUfunction m_dirty = nullptr, m_fma = nullptr;
+  CUfunction m_dirty = nullptr, m_fma = nullptr, m_l2_clean = nullptr;
   std::vector<Kernel> m_kernels;
   std::vector<LaunchDims> m_dims;
 
   int m_shm_fd;
   char* m_host = nullptr;
   size_t m_mapped = 0;
+  bool m_pinned = false;  // the mapping is page-locked for the driver (faster copies)
   std::vector<ArenaBuffer> m_buffers;
   std::vector<int64_t> m_params;
-  CUdeviceptr m_arena = 0, m_workspace = 0, m_flush = 0;
+  CUdeviceptr m_arena = 0, m_workspace = 0, m_flush = 0, m_sink = 0;
   size_t m_arena_cap = 0, m_workspace_cap = 0, m_workspace_bytes = 0, m_flush_bytes = 0;
   std::vector<std::vector<uint64_t>> m_arg_values;
   std::vector<std::vector<void*>> m_arg_ptrs;

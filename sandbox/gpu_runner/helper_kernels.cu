@@ -29,3 +29,18 @@ extern "C" __global__ void kwb_fma_peak(float* out, int iters, float seed) {
   float s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
   if (s == 1234.5f) out[blockIdx.x * blockDim.x + threadIdx.x] = s;  // keeps the chains alive
 }
+
+// Cold-cache flush before every timed sample: reads `words` 16-byte words (2x the L2 size), so
+// every line the previous sample left in L2, dirty output lines included, is evicted (and written
+// back) here, untimed, and L2 ends up holding clean lines of this buffer only. A memset flush
+// would leave L2 full of dirty lines whose write-back the next timed kernel would pay for (about
+// 10 us per 50 MB of L2 on an H200: that was most of the gap to Nsight Compute's times).
+extern "C" __global__ void kwb_l2_clean(const uint4* buf, unsigned long long words, unsigned* sink) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < words;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    uint4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u) *sink = acc;  // keeps the loads alive; the buffer never holds this pattern
+}

@@ -237,5 +237,59 @@ $L__BB1_5:
 	ret;
 
 }
+	// .globl	kwb_l2_clean
+.visible .entry kwb_l2_clean(
+	.param .u64 kwb_l2_clean_param_0,
+	.param .u64 kwb_l2_clean_param_1,
+	.param .u64 kwb_l2_clean_param_2
+)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<21>;
+	.reg .b64 	%rd<17>;
+
+
+	ld.param.u64 	%rd8, [kwb_l2_clean_param_0];
+	ld.param.u64 	%rd9, [kwb_l2_clean_param_1];
+	ld.param.u64 	%rd10, [kwb_l2_clean_param_2];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %ntid.x;
+	cvt.u64.u32 	%rd1, %r4;
+	mul.wide.u32 	%rd11, %r3, %r4;
+	mov.u32 	%r5, %tid.x;
+	cvt.u64.u32 	%rd12, %r5;
+	add.s64 	%rd16, %rd11, %rd12;
+	setp.ge.u64 	%p1, %rd16, %rd9;
+	@%p1 bra 	$L__BB2_5;
+
+	mov.u32 	%r7, %nctaid.x;
+	cvt.u64.u32 	%rd13, %r7;
+	mul.lo.s64 	%rd3, %rd13, %rd1;
+	cvta.to.global.u64 	%rd4, %rd10;
+	cvta.to.global.u64 	%rd5, %rd8;
+	mov.u32 	%r20, 0;
+
+$L__BB2_2:
+	shl.b64 	%rd14, %rd16, 4;
+	add.s64 	%rd15, %rd5, %rd14;
+	ld.global.v4.u32 	{%r8, %r9, %r10, %r11}, [%rd15];
+	xor.b32  	%r16, %r9, %r20;
+	xor.b32  	%r17, %r16, %r8;
+	xor.b32  	%r18, %r17, %r10;
+	xor.b32  	%r20, %r18, %r11;
+	add.s64 	%rd16, %rd16, %rd3;
+	setp.lt.u64 	%p2, %rd16, %rd9;
+	@%p2 bra 	$L__BB2_2;
+
+	setp.ne.s32 	%p3, %r20, -1640531527;
+	@%p3 bra 	$L__BB2_5;
+
+	mov.u32 	%r19, -1640531527;
+	st.global.u32 	[%rd4], %r19;
+
+$L__BB2_5:
+	ret;
+
+}
 )KWBPTX";
 }  // namespace kwb::gpu

@@ -72,6 +72,18 @@ struct Workload {
   }
 };
 
+// A vendor baseline (cuBLAS, CUB, ...): a trusted `cuda-launcher` source next to spec.json that
+// defines the entry symbols of some variants. It is checked like a candidate before it is timed.
+struct Baseline {
+  std::string name;     // unique, e.g. "cublas"
+  std::string file;     // relative to the spec's folder, e.g. "baseline_cublas.cu"
+  std::string backend;  // "cuda-launcher"
+  std::string note;     // what it is (library, call)
+  std::vector<std::string> variants;  // names of spec variants whose entries the file defines
+  std::vector<std::string> flags;     // extra nvcc arguments, one argv item each (e.g. "-lcublas")
+  std::string source;                 // the file's contents, read when the spec is loaded
+};
+
 struct Spec {
   std::string op;
   int version = 1;
@@ -83,6 +95,7 @@ struct Spec {
   std::vector<Workload> test_workloads;
   std::vector<Workload> bench_workloads;
   bool deterministic = true;  // false: repeated runs may differ within tolerance (atomics order)
+  std::vector<Baseline> baselines;  // optional vendor baselines
   std::filesystem::path file;  // where it was loaded from
 
   const Variant* find_variant(std::string_view name) const;

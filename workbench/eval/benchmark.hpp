@@ -1,7 +1,8 @@
 #pragma once
 // Timing of one bench workload (DESIGN §7 on the CPU): warm-up, then rounds of timed calls with
 // caches flushed and outputs poisoned before each (untimed); the first rounds run on
-// re-randomised inputs and the last call of every round is verified (DESIGN §6 rule 4);
+// re-randomised inputs; the warm-up, every re-randomised round and the last call of the last
+// round are verified (DESIGN §6 rule 4);
 // stops when the relative standard error of the mean < 0.5 % with >= 10 samples, or at the budget.
 #include <functional>
 #include <optional>
@@ -18,6 +19,10 @@ struct BenchmarkConfig {
   int command_timeout_ms = 10000;
   int rerandomised_rounds = 3;  // rounds that get fresh inputs before timing
   int max_samples = 5000;
+  // The runner keeps its own copy of the arena (kwb-gpu-runner), so the last round's outputs are
+  // fetched before they are verified; rounds that are not verified skip the download and rounds
+  // on unchanged inputs the upload (RunnerSession::Copies).
+  bool device_copies = false;
 };
 
 // `fresh_inputs` loads a new input set (new secret seed) into the harness.

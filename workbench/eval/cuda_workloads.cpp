@@ -186,6 +186,7 @@ bool CudaEvaluation::run_bench() {
       BenchmarkConfig cfg;
       cfg.budget_ms = m_opt.time_budget_ms;
       cfg.flush_bytes = m_device.l2_bytes * 2;
+      cfg.device_copies = true;
       cfg.command_timeout_ms = m_opt.run_timeout_ms;
       RelativeStderrCriterion criterion;
       core::TimeStats stats;

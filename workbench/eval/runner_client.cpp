@@ -173,8 +173,11 @@ RunnerResult<int64_t> RunnerSession::call() {
   return ns.empty() ? int64_t(0) : ns[0].get<int64_t>();
 }
 
-RunnerResult<std::vector<int64_t>> RunnerSession::time(int calls, size_t flush_bytes, int timeout_ms) {
-  auto r = request({{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}}, timeout_ms, "timing");
+RunnerResult<std::vector<int64_t>> RunnerSession::time(int calls, size_t flush_bytes, int timeout_ms, Copies copies) {
+  nlohmann::json cmd = {{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}};
+  if (!copies.upload) cmd["upload"] = false;
+  if (!copies.download) cmd["download"] = false;
+  auto r = request(cmd, timeout_ms, "timing");
   if (!r) return std::unexpected(r.error());
   try {
     auto ns = (*r).at("ns").get<std::vector<int64_t>>();

@@ -46,7 +46,17 @@ class RunnerSession {
   RunnerResult<void> map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
                          const std::vector<int64_t>& params);
   RunnerResult<int64_t> call();
-  RunnerResult<std::vector<int64_t>> time(int calls, size_t flush_bytes, int timeout_ms);
+  // kwb-gpu-runner copies the arena to the device before the batch unless `upload` is false (the
+  // arena is unchanged since the last upload) and back after it unless `download` is false (the
+  // batch is not verified; fetch() brings the last call's arena back later). kwb-runner works on
+  // the shared arena itself and ignores both.
+  struct Copies {
+    bool upload = true, download = true;
+  };
+  RunnerResult<std::vector<int64_t>> time(int calls, size_t flush_bytes, int timeout_ms, Copies copies);
+  RunnerResult<std::vector<int64_t>> time(int calls, size_t flush_bytes, int timeout_ms) {
+    return time(calls, flush_bytes, timeout_ms, Copies{});
+  }
   // A backend-specific command (kwb-gpu-runner: device, load, dims, stats, calibrate); the reply
   // when it says ok, else a failure with status error and the runner's message.
   RunnerResult<nlohmann::json> command(const nlohmann::json& cmd, int timeout_ms, const char* what) {

@@ -2,7 +2,8 @@
 // Private to kwb::spec: the sections of a spec file, each read and validated into core::Spec.
 // Each returns false after recording the first error in the Reader. They run in file order of
 // dependence: params and tensors first, then variants (need tensors), distributions (need the
-// variants' dtypes), workloads (need everything, to evaluate shapes and rooflines).
+// variants' dtypes), workloads (need everything, to evaluate shapes and rooflines), baselines
+// (need the variants).
 #include <string>
 
 #include "core/spec.hpp"
@@ -17,6 +18,9 @@ bool read_expression(Reader& r, const Json& j, const std::string& path, const co
 bool read_variants(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
 bool read_distributions(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
 bool read_workloads(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+// Optional vendor baselines (need the variants); reads each source file from the folder of
+// spec.file into Baseline::source.
+bool read_baselines(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
 
 // Index of the first element of `names` equal to `name`, or -1 (for "duplicate ... (also <path>)").
 long find_index(const std::vector<std::string>& names, const std::string& name);

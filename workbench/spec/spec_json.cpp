@@ -44,10 +44,20 @@ nlohmann::json to_json(const core::Spec& s) {
     for (const auto& [k, g] : d.tensors) gens[k] = generator_json(g);
     dists.push_back({{"name", d.name}, {"note", d.note}, {"tensors", gens}});
   }
-  return {{"op", s.op}, {"version", s.version}, {"summary", s.summary}, {"params", s.params},
-          {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
-          {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
-          {"deterministic", s.deterministic}};
+  nlohmann::json out = {
+      {"op", s.op}, {"version", s.version}, {"summary", s.summary}, {"params", s.params},
+      {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
+      {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
+      {"deterministic", s.deterministic}};
+  // Baselines as declared; their sources stay on the server (specs/<op>/<file> in the tree).
+  if (!s.baselines.empty()) {
+    nlohmann::json bs = nlohmann::json::array();
+    for (const auto& b : s.baselines)
+      bs.push_back({{"name", b.name}, {"file", b.file}, {"backend", b.backend}, {"variants", b.variants},
+                    {"flags", b.flags}, {"note", b.note}});
+    out["baselines"] = bs;
+  }
+  return out;
 }
 
 }  // namespace kwb::spec
