@@ -10,6 +10,7 @@
 //   "[launch] ..."    the candidate cannot be launched as planned (missing kernel, wrong
 //                     parameter count, too many threads or too much shared memory)
 //   "[fault] ..."     the candidate faulted on the device (illegal address, trap, ...)
+//   "[stream] ..."    a cuda-launcher candidate left work running outside the given stream
 #include <cuda.h>
 
 #include <cstdint>
@@ -67,8 +68,14 @@ class GpuRunner {
   std::string prepare_args();
   std::string launch_plan();            // enqueues every launch on the stream
   std::string dirty_shared_memory();    // poisons every SM's shared memory
+  // cuda-launcher (launcher.cpp): the candidate's shared object and host entry.
+  nlohmann::json load_launcher(const nlohmann::json& cmd);
+  std::string prepare_launcher_args();
+  std::string run_launcher();
+  std::string check_no_escape();  // after the stop event: "" or a "[stream]" error
   bool throttled(unsigned& clock_mhz);
   std::string flush_l2();  // evicts every line from L2, leaving it clean (untimed)
+  void measure_overhead();  // m_overhead_ns, once per session (after the flush buffer exists)
   void unmap();
 
   CudaApi m_cu;
@@ -83,8 +90,13 @@ class GpuRunner {
   unsigned m_max_clock = 0;
 
   CUmodule m_module = nullptr, m_helpers = nullptr;
-  CUfunction m_dirty = nullptr, m_fma = nullptr, m_l2_clean = nullptr;
+  CUfunction m_dirty = nullptr, m_fma = nullptr, m_l2_clean = nullptr, m_noop = nullptr;
+  double m_overhead_ns = -1;  // -1: not measured yet
   std::vector<Kernel> m_kernels;
+  void* m_so = nullptr;  // cuda-launcher: the candidate's shared object (never unloaded)
+  void* m_entry = nullptr;
+  bool m_launcher = false;
+  std::vector<intptr_t> m_launcher_args;
   std::vector<LaunchDims> m_dims;
 
   int m_shm_fd;

@@ -93,6 +93,7 @@ bool GpuRunner::load_helpers(std::string& error) {
   m_cu.cuModuleGetFunction(&m_dirty, m_helpers, "kwb_dirty_smem");
   m_cu.cuModuleGetFunction(&m_fma, m_helpers, "kwb_fma_peak");
   m_cu.cuModuleGetFunction(&m_l2_clean, m_helpers, "kwb_l2_clean");
+  m_cu.cuModuleGetFunction(&m_noop, m_helpers, "kwb_noop");
   if (m_dirty && m_smem_optin > 0)
     m_cu.cuFuncSetAttribute(m_dirty, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m_smem_optin);
   return true;
@@ -101,6 +102,8 @@ bool GpuRunner::load_helpers(std::string& error) {
 nlohmann::json GpuRunner::load(const nlohmann::json& cmd) {
   std::string error;
   if (!init(error)) return reply_error("[no_device] " + error);
+  if (cmd.contains("so")) return load_launcher(cmd);
+  if (m_launcher) return reply_error("this session runs a cuda-launcher candidate");
   std::string path = cmd.at("cubin").get<std::string>();
   std::ifstream in(path, std::ios::binary);
   if (!in) return reply_error("cannot read " + path);
@@ -251,6 +254,7 @@ nlohmann::json GpuRunner::dims(const nlohmann::json& cmd) {
 
 std::string GpuRunner::prepare_args() {
   if (!m_args_dirty) return {};
+  if (m_launcher) return m_host ? prepare_launcher_args() : "call before load/map";
   if (m_dims.size() != m_kernels.size() || !m_host) return "call before load/map/dims";
   m_arg_values.assign(m_kernels.size(), {});
   m_arg_ptrs.assign(m_kernels.size(), {});

@@ -291,5 +291,14 @@ $L__BB2_5:
 	ret;
 
 }
+	// .globl	kwb_noop
+.visible .entry kwb_noop()
+{
+
+
+
+	ret;
+
+}
 )KWBPTX";
 }  // namespace kwb::gpu

@@ -16,7 +16,7 @@ daemon=$!
 trap 'kill $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 600); do [ -s "$ws/port" ] && break; sleep 0.1; done
 export KWB_SERVER="http://127.0.0.1:$(cat "$ws/port")"
-src=kernels/vector_add/cuda/vectorized.cu
+src=${KWB_LATENCY_SOURCE:-kernels/vector_add/cuda/vectorized.cu}  # any vector_add cuda-form file
 submit() {  # $1: tag -> prints "wall_ms<TAB>status<TAB>stage json"
   local f="$ws/cand_$1.cu"
   { cat "$src"; echo "// latency probe $1 $(date +%s%N)"; } > "$f"
@@ -28,11 +28,11 @@ submit() {  # $1: tag -> prints "wall_ms<TAB>status<TAB>stage json"
 import json, sys
 v = json.load(open(sys.argv[1]))
 s = v["summary"]["stage_ms"]
-print("\t".join([sys.argv[2], v["status"]] + ["%.0f" % s.get(k, 0) for k in ("analyze", "compile", "runner_start", "validate", "benchmark")]
+print("\t".join([sys.argv[2], v["status"]] + ["%.0f" % s.get(k, 0) for k in ("analyze", "compile", "runner_start", "validate", "benchmark", "runner")]
                 + ["%.0f" % v["summary"]["wall_ms"]]))
 PY
 }
-echo -e "wall_ms\tstatus\tanalyze_ms\tcompile_ms\trunner_start_ms\tvalidate_ms\tbenchmark_ms\teval_wall_ms" > "$out/latency.tsv"
+echo -e "wall_ms\tstatus\tanalyze_ms\tcompile_ms\trunner_start_ms\tvalidate_ms\tbenchmark_ms\trunner_ms\teval_wall_ms" > "$out/latency.tsv"
 submit warm > "$out/warmup.tsv"
 for i in $(seq "$n"); do submit "$i" >> "$out/latency.tsv"; done
 cat "$out/warmup.tsv" "$out/latency.tsv"

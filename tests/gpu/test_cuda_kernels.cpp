@@ -3,6 +3,9 @@
 // itself when no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include "cuda_test_support.hpp"
 
 namespace {
@@ -33,6 +36,19 @@ TEST_P(ShippedCudaKernel, IsAccepted) {
     timed = true;
   }
   EXPECT_TRUE(timed) << "no bench workload was timed";
+  // Ops whose spec names a vendor baseline (cuBLAS, CUB) get vs_baseline on every timed workload:
+  // the baseline itself was accepted on the same checks, then timed in its own runner.
+  auto spec = nlohmann::json::parse(read_text(source_dir() / "specs" / k.op / "spec.json"), nullptr, false);
+  if (spec.is_object() && spec.contains("baselines")) {
+    EXPECT_TRUE(r.verdict["summary"]["geomean_vs_baseline"].is_number()) << r.verdict["reason"];
+    for (const auto& w : r.verdict["workloads"])
+      if (w["kind"] == "bench") EXPECT_TRUE(w["vs_baseline"].is_number()) << w["name"] << ": " << r.verdict["reason"];
+  }
+  // KWB_TEST_VERDICTS=DIR keeps every verdict (the per-spec tables of docs/benchmarks/h200.md).
+  if (const char* dir = std::getenv("KWB_TEST_VERDICTS"); dir && *dir) {
+    std::ofstream out(std::filesystem::path(dir) / (k.op + "_" + k.variant + ".json"));
+    out << r.verdict.dump(2) << "\n";
+  }
 }
 
 std::string shipped_name(const ::testing::TestParamInfo<Shipped>& info) {

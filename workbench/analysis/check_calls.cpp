@@ -14,7 +14,6 @@ namespace {
 struct Group {
   const char* name;
   const char* why;
-  bool launcher_only = false;
 };
 
 const Group k_process{"process", "starts or controls processes, signals or the system"};
@@ -25,8 +24,6 @@ const Group k_dynamic{"dynamic-loading", "loads or looks up code at run time"};
 const Group k_timer{"timer", "reads a clock: a kernel must not observe time (the runner times it)"};
 const Group k_thread{"thread", "creates threads: parallelism goes through OpenMP, whose thread count the runner sets"};
 const Group k_exec_memory{"exec-memory", "maps memory executable (or with a protection the analyzer cannot see)"};
-const Group k_launcher{"launcher-stream",
-                       "creates a stream or event: launcher work must stay on the stream it is given", true};
 
 struct Forbidden {
   const Group* group;
@@ -65,9 +62,6 @@ const std::map<std::string, Forbidden, std::less<>>& table() {
                   "std::chrono::steady_clock::now", "std::chrono::system_clock::now",
                   "std::chrono::high_resolution_clock::now", "clock64", "__globaltimer"});
     add(k_thread, {"pthread_create", "thrd_create", "std::thread", "std::jthread", "std::async"});
-    add(k_launcher, {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
-                     "cudaEventCreate", "cudaEventCreateWithFlags", "cuStreamCreate", "cuStreamCreateWithPriority",
-                     "cuEventCreate"});
     for (const char* n : {"mmap", "mmap64", "mprotect", "pkey_mprotect"}) m[n] = Forbidden{&k_exec_memory, 2};
     return m;
   }();
@@ -157,7 +151,6 @@ class CallCheck {
     std::string shown;
     const Forbidden* f = lookup(decl, shown);
     if (!f) return;
-    if (f->group->launcher_only && m_ctx.req.backend != "cuda-launcher") return;
     if (f->prot_arg >= 0 && !exec_protection(i, f->prot_arg)) return;
     std::string what = m_ast.nodes[i].kind == CXCursor_TypeRef || m_ast.nodes[i].kind == CXCursor_TemplateRef ||
                                m_ast.nodes[i].kind == CXCursor_CallExpr

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <string_view>
 
 #include "analysis/checks.hpp"
 
@@ -26,6 +27,7 @@ class GlobalsCheck {
 
   void run() {
     std::set<std::string> reported;
+    report_handles(reported);
     for (size_t i = 0; i < m_ast.nodes.size(); ++i) {
       if (m_ast.nodes[i].kind != CXCursor_DeclRefExpr) continue;
       CXCursor var = m_ast.referenced(int(i));
@@ -51,6 +53,42 @@ class GlobalsCheck {
   }
 
  private:
+  // A library handle kept in static storage (`static cublasHandle_t h;`, a cached stream or graph)
+  // is state kept across calls even when it is only initialised: it is reported at its declaration.
+  void report_handles(std::set<std::string>& reported) const {
+    for (size_t i = 0; i < m_ast.nodes.size(); ++i) {
+      const Node& n = m_ast.nodes[i];
+      if (n.kind != CXCursor_VarDecl || !persistent(n.cursor)) continue;
+      const char* what = handle_kind(m_ast.strip_arrays(m_ast.canonical(m_cx.getCursorType(n.cursor))));
+      if (!what) continue;
+      std::string name = m_ast.spelling(n.cursor);
+      Position at = m_ast.position(n.cursor);
+      if (!reported.insert(name + "@" + std::to_string(at.line)).second) continue;
+      bool cublas = std::string_view(what).starts_with("a cuBLAS");
+      m_ctx.out.add("mutable-global-state", "error", at,
+                    fmt::format("static variable '{}' keeps {} across calls: state kept across calls is not "
+                                "allowed; {}",
+                                name, what,
+                                cublas ? "create the handle per call (cublasCreate, cublasSetStream(handle, stream), "
+                                         "cublasDestroy before returning)"
+                                       : "use the entry's `stream` parameter and create nothing that outlives the "
+                                         "call"));
+    }
+  }
+
+  // What a handle type is ("a cuBLAS handle (cublasHandle_t)"), or nullptr.
+  const char* handle_kind(CXType t) const {
+    if (t.kind != CXType_Pointer) return nullptr;
+    std::string pointee = m_ast.canonical_name(m_cx.getPointeeType(t));
+    if (pointee == "cublasContext") return "a cuBLAS handle (cublasHandle_t)";
+    if (pointee == "cublasLtContext") return "a cuBLASLt handle (cublasLtHandle_t)";
+    if (pointee == "CUstream_st") return "a CUDA stream (cudaStream_t)";
+    if (pointee == "CUevent_st") return "a CUDA event (cudaEvent_t)";
+    if (pointee == "CUgraph_st" || pointee == "CUgraphExec_st") return "a CUDA graph";
+    if (pointee == "CUmemPoolHandle_st") return "a CUDA memory pool (cudaMemPool_t)";
+    return nullptr;
+  }
+
   // Static storage duration (namespace scope, static member, local static, thread_local, CUDA
   // __device__), excluding per-block __shared__ and read-only __constant__ memory.
   bool persistent(CXCursor var) const {

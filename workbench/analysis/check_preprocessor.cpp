@@ -87,6 +87,17 @@ class PreprocessorCheck {
                                     t.text));
         continue;
       }
+      // cuda-launcher sources are parsed on the host side, where __CUDA_ARCH__ is undefined: code
+      // behind it (nvcc's device pass) would never be seen by the analysis.
+      if (t.kind == CXToken_Identifier && m_ctx.req.backend == "cuda-launcher" && t.text.starts_with("__CUDA_ARCH")) {
+        if (seen.insert({t.text, t.line}).second)
+          m_ctx.out.add("preprocessor", "error", at,
+                        fmt::format("'{}' in a cuda-launcher source: the analysis parses the host side, where it is "
+                                    "undefined, so the device code behind it could not be checked; a launcher is "
+                                    "compiled for the device's architecture only: remove the condition",
+                                    t.text));
+        continue;
+      }
       bool line_start = i == 0 || toks[i - 1].line != t.line;
       if (line_start && (t.text == "#" || t.text == "%:") && i + 1 < toks.size() && toks[i + 1].line == t.line) {
         const std::string& directive = toks[i + 1].text;

@@ -35,6 +35,7 @@ void check_asm(const Context& ctx);              // inline-asm, symbol-alias (as
 void check_globals(const Context& ctx);          // mutable-global-state
 void check_preprocessor(const Context& ctx);     // include, preprocessor, symbol-alias (pragmas)
 void check_precision(const Context& ctx);        // precision-downcast
+void check_launcher_streams(const Context& ctx);  // launcher-streams (backend cuda-launcher only)
 
 // The C type a spec dtype is passed as on a backend ("float", "uint16_t", "__nv_bfloat16", ...).
 std::string c_type_name(core::DType t, bool cuda);

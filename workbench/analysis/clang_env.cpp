@@ -59,7 +59,8 @@ Mode mode_of(PchSet set) {
     case PchSet::cuda_device:
     case PchSet::cuda_prelude:
     case PchSet::cuda_prelude_fp: return Mode::cuda_device;
-    case PchSet::cuda_host: return Mode::cuda_host;
+    case PchSet::cuda_host:
+    case PchSet::cuda_host_cub: return Mode::cuda_host;
   }
   return Mode::cpu;
 }
@@ -75,6 +76,7 @@ std::string ClangEnv::header_text(PchSet set) const {
   else
     for (const char* h : k_cuda_headers) text += std::string("#include <") + h + ">\n";
   if (set == PchSet::cpu_simd) text += "#include <immintrin.h>\n";
+  if (set == PchSet::cuda_host_cub) text += "#include <cub/cub.cuh>\n";
   return text;
 }
 
@@ -163,8 +165,8 @@ util::Result<void> ClangEnv::prepare() {
   auto existing = util::read_file(m_dir / "overlay.yaml");
   if (!existing || *existing != text)
     if (auto r = util::write_file_atomic(m_dir / "overlay.yaml", text); !r) return r;
-  for (PchSet p : {PchSet::cpu, PchSet::cpu_simd, PchSet::cuda_device, PchSet::cuda_host, PchSet::cuda_prelude,
-                   PchSet::cuda_prelude_fp})
+  for (PchSet p : {PchSet::cpu, PchSet::cpu_simd, PchSet::cuda_device, PchSet::cuda_host, PchSet::cuda_host_cub,
+                   PchSet::cuda_prelude, PchSet::cuda_prelude_fp})
     m_pch[p] = std::make_unique<Pch>();
   return {};
 }
@@ -200,6 +202,7 @@ std::string ClangEnv::pch_stem(PchSet set) const {
     case PchSet::cpu_simd: return "cpu-simd";
     case PchSet::cuda_device: return "cuda-device";
     case PchSet::cuda_host: return "cuda-host";
+    case PchSet::cuda_host_cub: return "cuda-host-cub";
     case PchSet::cuda_prelude: return "cuda-prelude";
     case PchSet::cuda_prelude_fp: return "cuda-prelude-fp";
   }
@@ -212,7 +215,10 @@ PchSet ClangEnv::pch_set(Mode mode, std::string_view source, bool wrapper) {
     PchSet set = prelude_fp(source) ? PchSet::cuda_prelude_fp : PchSet::cuda_prelude;
     return pch_failed(set) ? PchSet::cuda_device : set;  // the prelude exists only as a PCH
   }
-  if (mode == Mode::cuda_host) return PchSet::cuda_host;
+  if (mode == Mode::cuda_host)  // only a matter of speed: any source parses with either set
+    return source.find("cub/") != std::string_view::npos || source.find("cub.cuh") != std::string_view::npos
+               ? PchSet::cuda_host_cub
+               : PchSet::cuda_host;
   return source.find("intrin.h") != std::string_view::npos ? PchSet::cpu_simd : PchSet::cpu;
 }
 

@@ -164,6 +164,7 @@ void run(Engine& eng, Mode mode, const Request& req, Report& r) {
     check_globals(ctx);
     check_preprocessor(ctx);
     check_precision(ctx);
+    if (req.backend == "cuda-launcher") check_launcher_streams(ctx);
     r.available = true;
     r.findings = findings.take();
     std::stable_sort(r.findings.begin(), r.findings.end(), [](const core::Diagnostic& a, const core::Diagnostic& b) {
@@ -207,6 +208,7 @@ bool warm_up_here(const std::string& backend, const EngineConfig& config) {
   if (!mode || !eng->lib || !eng->env->unavailable(*mode).empty()) return false;
   bool ok = eng->env->args(*mode, {}, "").with_pch;
   if (*mode == Mode::cpu) ok = eng->env->args(*mode, {}, "#include <immintrin.h>").with_pch && ok;
+  if (*mode == Mode::cuda_host) ok = eng->env->args(*mode, {}, "#include <cub/cub.cuh>").with_pch && ok;
   if (*mode == Mode::cuda_device)  // the prelude with the half-precision headers, and the wrapper
     ok = eng->env->args(*mode, {}, "#include <cuda_fp16.h>").with_pch && eng->env->args(*mode, {}, "", true).with_pch && ok;
   return ok;

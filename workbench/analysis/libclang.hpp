@@ -29,7 +29,7 @@ namespace kwb::analysis {
   X(getCursorUnaryOperatorKind) X(CXXMethod_isConst) X(Cursor_getStorageClass) X(getCursorTLSKind)     \
   X(getNumOverloadedDecls) X(getOverloadedDecl) X(tokenize) X(disposeTokens) X(getTokenKind)           \
   X(getTokenSpelling) X(getTokenLocation) X(getIncludedFile) X(Cursor_Evaluate) X(EvalResult_getKind) \
-  X(EvalResult_getAsLongLong) X(EvalResult_dispose)
+  X(EvalResult_getAsLongLong) X(EvalResult_dispose) X(Range_isNull)
 
 struct Libclang {
 #define KWB_LIBCLANG_MEMBER(name) decltype(&::clang_##name) name = nullptr;

@@ -12,9 +12,15 @@ const RuleInfo k_rules[] = {
      "params (then a cudaStream_t for cuda-launcher)."},
     {"forbidden-call", "error",
      "No process, file/descriptor, network, environment, dynamic-loading, timer or thread-creation calls "
-     "(std::thread, pthread_create; parallelism goes through OpenMP), no executable memory mappings; in "
-     "cuda-launcher host code no extra streams or events. Resolved by the referenced declaration, not by "
-     "text."},
+     "(std::thread, pthread_create; parallelism goes through OpenMP), no executable memory mappings. Resolved "
+     "by the referenced declaration, not by text."},
+    {"launcher-streams", "error",
+     "cuda-launcher: all GPU work goes on the entry's cudaStream_t parameter. No stream, event or graph "
+     "creation or capture, no host callbacks, no device-wide synchronisation, reset or configuration, no "
+     "host (pinned/managed) allocations or copies to host memory, no cudaMemcpy/cudaMemset without Async; "
+     "every kernel launch has 4 launch-configuration arguments whose 4th is the stream, and every stream "
+     "argument (cudaMemcpyAsync, cudaMallocAsync, CUB, cublasSetStream, ...) is the stream; cuBLAS calls "
+     "need cublasSetStream."},
     {"inline-asm", "error",
      "No inline or file-scope assembly, except PTX in CUDA device code made of allow-listed instructions "
      "(mma, wgmma, ldmatrix, stmatrix, cp.async, ld, st, mov, shfl, bar, fence, cvt, ...) that reads no "
@@ -22,14 +28,16 @@ const RuleInfo k_rules[] = {
     {"mutable-global-state", "error",
      "No static-storage variable of the candidate (namespace scope, static member, function-local static, "
      "thread_local, __device__ global) is written, or has writable memory reached through it, inside a "
-     "function: state kept across calls (a cache keyed by pointer or shape) is not allowed. Reading "
+     "function: state kept across calls (a cache keyed by pointer or shape) is not allowed; a static "
+     "cuBLAS handle, stream, event or graph is reported even when only initialised. Reading "
      "const/constexpr tables is fine."},
     {"include", "error",
      "Only system headers, included with <...>: no quoted, absolute, '..' or computed includes and no "
      "#embed. The parser sees nothing else."},
     {"preprocessor", "error",
      "No tests of the compiler's identity or features (__clang__, __GNUC__, __NVCC__, __has_builtin, "
-     "__has_include, ...): the analyzer (clang) and the compiler must see the same code."},
+     "__has_include, ...): the analyzer (clang) and the compiler must see the same code; in cuda-launcher "
+     "sources also __CUDA_ARCH__ (the analysis parses the host side)."},
     {"symbol-alias", "error",
      "No asm labels, alias/weakref/ifunc/symver attributes or #pragma redefine_extname/weak: renaming a "
      "declaration to another symbol would hide which function is really called."},

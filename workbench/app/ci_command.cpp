@@ -120,6 +120,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     auto v = core::verdict_from_json(rec.verdict);
     if (!v || !v->summary.beats_incumbent.value_or(false)) continue;
     if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), rec.op) == a.ops.end()) continue;
+    if (rec.backend == "cuda-launcher") continue;  // host code of its own: left for a reviewer (docs/library.md)
     pending.push_back(rec);
     if (int(pending.size()) >= a.limit) break;
   }

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/baseline_judge.hpp"
 #include "app/library_support.hpp"
 #include "library/referee.hpp"
 #include "app/verdict_table.hpp"
@@ -26,7 +27,7 @@ struct EvalArgs {
   std::string source, op, variant, backend;  // backend empty: cuda for .cu files, else cpu
   std::string gpu_arch;
   uint64_t seed = 0;
-  bool json = false, no_bench = false, keep_job = false, no_cache = false, compare = false;
+  bool json = false, no_bench = false, keep_job = false, no_cache = false, compare = false, no_baseline = false;
   std::vector<std::string> flags, bench;
 };
 
@@ -40,11 +41,13 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   if (!std::filesystem::is_regular_file(a.source, ec)) return usage_error("no such file: " + a.source);
   auto source = util::read_file(a.source);
   if (!source) return usage_error(source.error().what());
-  std::string backend = !a.backend.empty() ? a.backend
-                        : std::filesystem::path(a.source).extension() == ".cu" ? "cuda"
-                                                                              : "cpu";
-  if (backend != "cpu" && backend != "cuda")
-    return usage_error("backend '" + backend + "' is not available in this build (cpu, cuda; cuda-launcher comes later)");
+  // Default: a .cu file is a `cuda` plan, or a `cuda-launcher` when it has no kwb:launch line but
+  // a host entry taking a cudaStream_t; anything else is cpu.
+  bool cu = std::filesystem::path(a.source).extension() == ".cu";
+  bool launcher = cu && source->find("kwb:launch") == std::string::npos && source->find("cudaStream_t") != std::string::npos;
+  std::string backend = !a.backend.empty() ? a.backend : launcher ? "cuda-launcher" : cu ? "cuda" : "cpu";
+  if (backend != "cpu" && backend != "cuda" && backend != "cuda-launcher")
+    return usage_error("backend '" + backend + "' is not one of cpu, cuda, cuda-launcher");
   auto catalog = spec::Catalog::load(settings.get("specs-dir"));
   if (!catalog) return usage_error(catalog.error().what());
   const core::Spec* spec = catalog->find(a.op);
@@ -85,7 +88,8 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   if (!std::filesystem::exists(opt.runner, ec)) return usage_error("kwb-runner not found at " + opt.runner.string());
 
   core::Verdict verdict;
-  if (backend == "cuda") {
+  std::optional<CudaBackend> gpu;  // for the baselines
+  if (backend == "cuda" || backend == "cuda-launcher") {
     // The GPU helpers live beside kwb-runner (and kwb).
     auto helpers = opt.runner.parent_path();
     eval::CudaOptions cuda;
@@ -100,6 +104,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     if (!session) return usage_error(session.error().what());
     auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
+    gpu = CudaBackend{cuda, *device};
     eval::CudaEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, cuda, *device);
     if (device->present) evaluation.adopt_session(std::move(*session));
     else session->reset();
@@ -127,6 +132,19 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
       return measure_library_kernel(factory, like, inc);
     });
   }
+  if (gpu && !a.no_baseline && verdict.status == core::Status::accepted) {
+    // vs_baseline: the spec's vendor baselines evaluated here, in their own runner process.
+    auto cpu = eval::cpu_device(*db);
+    if (!cpu) return usage_error(cpu.error().what());
+    auto factory = evaluation_factory(*catalog, opt, *cpu, *gpu);
+    BaselineJudge(*catalog).judge(verdict, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
+      store::CandidateRecord like;
+      like.op = k.op;
+      like.backend = k.backend;
+      like.bench = bench;
+      return measure_library_kernel(factory, like, k);
+    });
+  }
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else
@@ -146,13 +164,15 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
       ->required();
   cmd->add_option("--op", args->op, "Operator spec to check against (see `kwb specs`)")->required();
   cmd->add_option("--variant", args->variant, "Spec variant (default: inferred from the entry symbol)");
-  cmd->add_option("--backend", args->backend, "cpu or cuda (default: cuda for .cu files, else cpu)");
+  cmd->add_option("--backend", args->backend, "cpu, cuda or cuda-launcher (default: .cu files are cuda, or cuda-launcher without a kwb:launch line and with a cudaStream_t; else cpu)");
   cmd->add_option("--gpu-arch", args->gpu_arch, "NVRTC target for cuda candidates, e.g. sm_90a (default: the GPU's; "
                                                 "sm_90a without one)");
   cmd->add_option("--seed", args->seed, "Fixed seed for reproducible inputs (default: secret seeds)");
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
+  cmd->add_flag("--no-baseline", args->no_baseline,
+                "Skip the spec's vendor baselines (cuBLAS/CUB; by default evaluated here for vs_baseline)");
   cmd->add_flag("--compare", args->compare, "Compare with the library's incumbent (vs_incumbent, beats_incumbent); "
                                              "times the incumbent here when its tuning records are missing or stale");
   cmd->add_option("--bench", args->bench, "Validate and time only this bench workload (repeatable)");

@@ -55,9 +55,13 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
     if (rec.backend == "cpu")
       return std::unique_ptr<eval::Evaluation>(
           new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
-    if (rec.backend == "cuda")
-      return std::unique_ptr<eval::Evaluation>(new eval::CudaEvaluation(
-          *spec, reference::find(rec.op), std::move(cand), opt, cuda.options, cuda.device, std::move(progress)));
+    if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
+      auto e = std::make_unique<eval::CudaEvaluation>(*spec, reference::find(rec.op), std::move(cand), opt,
+                                                      cuda.options, cuda.device, std::move(progress));
+      if (cuda.sessions && cuda.device.present)
+        if (auto s = cuda.sessions->take()) e->adopt_session(std::move(s));
+      return std::unique_ptr<eval::Evaluation>(std::move(e));
+    }
     return util::fail("backend", "backend '" + rec.backend + "' is not served here");
   };
 }

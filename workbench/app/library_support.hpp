@@ -9,6 +9,7 @@
 #include "core/verdict.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/cuda_evaluation.hpp"
+#include "eval/gpu_session_pool.hpp"
 #include "eval/options.hpp"
 #include "exec/pipeline.hpp"
 #include "spec/loader.hpp"
@@ -24,6 +25,8 @@ eval::EvalOptions eval_options(const util::Settings& settings);
 struct CudaBackend {
   eval::CudaOptions options;
   eval::CudaDevice device;
+  // kwb serve: a started runner session kept ready for the next GPU evaluation (may be null).
+  std::shared_ptr<eval::GpuSessionPool> sessions;
 };
 // The GPU helpers beside kwb-runner, the device (found and calibrated once; never an error).
 CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt);

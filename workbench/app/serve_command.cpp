@@ -11,6 +11,7 @@
 #include "analysis/analyzer.hpp"
 #include "api/server.hpp"
 #include "app/commands.hpp"
+#include "app/baseline_judge.hpp"
 #include "app/library_support.hpp"
 #include "eval/cpu_device.hpp"
 #include "exec/pipeline.hpp"
@@ -66,12 +67,16 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   const spec::Catalog& specs = *catalog;
   eval::CpuDevice cpu = *device;
   CudaBackend cuda = find_cuda_backend(*db, opt);
+  if (cuda.device.present)  // the next GPU evaluation finds its sandboxed runner already started
+    cuda.sessions = std::make_shared<eval::GpuSessionPool>(eval::GpuSessionOptions{
+        cuda.options.gpu_runner, opt.bwrap, opt.workspace / "jobs", opt.run_timeout_ms, cuda.options.driver, false});
   exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
   std::thread([] {
     analysis::warm_up("cpu");
     analysis::warm_up("cuda");
+    analysis::warm_up("cuda-launcher");
   }).detach();
   exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -82,9 +87,16 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   AutoPromote auto_promote(settings.get("auto-promote"));
   // In the device lane after the decide stage: compare with the incumbent, then (policy) promote,
   // so a winner's decision exists by the time its verdict is visible.
-  pcfg.judge = [&referee, &factory, &curator, auto_promote](const store::CandidateRecord& rec,
-                                                              const std::string& source, core::Verdict& v) {
+  BaselineJudge baselines(specs);
+  pcfg.judge = [&referee, &factory, &curator, &baselines, auto_promote](const store::CandidateRecord& rec,
+                                                                        const std::string& source, core::Verdict& v) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
+      store::CandidateRecord like = rec;
+      like.backend = k.backend;
+      like.bench = bench;
+      return measure_library_kernel(factory, like, k);
+    });
     referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
@@ -104,7 +116,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
   ctx.limits.queue_quota = a.queue_quota;
   ctx.curator = &curator;
-  ctx.backends = {"cpu", "cuda"};  // cuda without a GPU: analysed and compiled, then no_device
+  ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   api::Server server(ctx);
   std::string error;

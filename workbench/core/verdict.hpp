@@ -39,6 +39,10 @@ struct TimeStats {
   std::string stop_reason;  // "converged" | "budget" | "max_samples"
   std::string clock;        // "steady_clock" | "cuda_event"
   bool cold = true;         // caches flushed before each sample
+  // cuda_event: an empty kernel timed the same way (after the flush, between the same events),
+  // once per runner session: what the timing window adds at least. Not subtracted (docs/cuda.md
+  // "Timing"); it says how much of a few-microsecond kernel's time is launch overhead.
+  double launch_overhead_ns = 0;
 };
 
 struct RooflineResult {

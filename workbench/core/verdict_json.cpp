@@ -40,7 +40,7 @@ nlohmann::json to_json(const TimeStats& t) {
           {"max_ns", t.max_ns}, {"p10_ns", t.p10_ns}, {"p90_ns", t.p90_ns},
           {"stdev_pct", t.stdev_pct}, {"mean_stderr_pct", t.mean_stderr_pct},
           {"samples", t.samples}, {"discarded", t.discarded}, {"stop_reason", t.stop_reason},
-          {"clock", t.clock}, {"cold", t.cold}};
+          {"clock", t.clock}, {"cold", t.cold}, {"launch_overhead_ns", t.launch_overhead_ns}};
 }
 
 nlohmann::json to_json(const WorkloadResult& w) {

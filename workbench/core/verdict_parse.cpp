@@ -47,6 +47,7 @@ TimeStats time_stats(const J& t) {
   s.stop_reason = str(t, "stop_reason");
   s.clock = str(t, "clock");
   s.cold = !(t.contains("cold") && t["cold"].is_boolean()) || t["cold"].get<bool>();
+  s.launch_overhead_ns = num(t, "launch_overhead_ns");
   return s;
 }
 

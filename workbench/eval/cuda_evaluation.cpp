@@ -38,7 +38,8 @@ CheckFailure classify_gpu_failure(core::Status status, const std::string& reason
   };
   static constexpr Tag k_tags[] = {{"[no_device] ", core::Status::no_device},
                                    {"[launch] ", core::Status::rejected},
-                                   {"[fault] ", core::Status::crashed}};
+                                   {"[fault] ", core::Status::crashed},
+                                   {"[stream] ", core::Status::rejected}};
   if (status == core::Status::error)
     for (const auto& t : k_tags)
       if (auto at = reason.find(t.text); at != std::string::npos)
@@ -49,12 +50,12 @@ CheckFailure classify_gpu_failure(core::Status status, const std::string& reason
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
                                std::shared_ptr<build::NvrtcCompiler> compiler)
-    : m_spec(spec), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
+    : m_spec(spec), m_launcher(cand.backend == "cuda-launcher"), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
       m_device(std::move(device)), m_progress(std::move(progress)), m_compiler(std::move(compiler)),
       m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
   m_verdict.op = spec.op;
-  m_verdict.backend = "cuda";
+  m_verdict.backend = m_launcher ? "cuda-launcher" : "cuda";
   m_verdict.device = m_device.describe();
 }
 
@@ -81,6 +82,7 @@ std::string CudaEvaluation::arch() const {
 }
 
 bool CudaEvaluation::analyze() {
+  if (m_launcher) return analyze_launcher();
   auto t = std::chrono::steady_clock::now();
   emit(Stage::analyze, false);
   const std::string& file = m_cand.source_name;
@@ -164,6 +166,7 @@ bool CudaEvaluation::static_analysis(std::string& summary) {
 }
 
 bool CudaEvaluation::compile() {
+  if (m_launcher) return compile_launcher();
   auto t = std::chrono::steady_clock::now();
   emit(Stage::compile, false);
   if (!m_compiler) {
@@ -229,6 +232,7 @@ bool CudaEvaluation::benchmark() {
   emit(Stage::benchmark, false);
   bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
+  if (m_runner) m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
   if (m_runner) m_runner->finish();
   if (ok) emit(Stage::benchmark, true);
   return ok;

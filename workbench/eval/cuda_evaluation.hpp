@@ -1,5 +1,5 @@
 #pragma once
-// The `cuda` backend's Evaluation (docs/cuda.md): parse and check the launch plan, analyse the
+// The `cuda` and `cuda-launcher` backends' Evaluation (docs/cuda.md): parse and check the launch plan, analyse the
 // kernels statically (docs/analysis.md), compile every tunable config with NVRTC in sandboxed
 // warm workers (cubins cached), then validate and time in one sandboxed kwb-gpu-runner session on
 // the same shared arena, harness, comparator and timing loop as the CPU backend. Without a GPU the
@@ -28,6 +28,7 @@ struct CudaOptions {
   std::string gpu_arch;                // NVRTC target; empty: the device's (sm_90a without a device)
   int compile_workers = 4;             // NVRTC workers compiling configs in parallel
   std::filesystem::path driver;        // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
+  std::string nvcc;                    // cuda-launcher: nvcc to use; empty: the toolkit's (NvccToolchain)
 };
 
 class CudaEvaluation : public Evaluation {
@@ -55,6 +56,9 @@ class CudaEvaluation : public Evaluation {
   bool fail(core::Status s, std::string reason);
   bool fail_check(const CheckFailure& f);
   bool static_analysis(std::string& summary);  // false: the verdict is decided
+  // cuda-launcher (cuda_launcher.cpp): no launch plan, one "config", an nvcc-built shared object.
+  bool analyze_launcher();
+  bool compile_launcher();
   void emit(Stage s, bool finished, std::string detail = {});
   bool start_runner();
   bool use_config(size_t config);
@@ -64,6 +68,7 @@ class CudaEvaluation : public Evaluation {
   std::string arch() const;
 
   const core::Spec& m_spec;
+  bool m_launcher = false;  // backend cuda-launcher
   core::ReferenceFn m_reference;
   core::Candidate m_cand;
   EvalOptions m_opt;
@@ -74,7 +79,7 @@ class CudaEvaluation : public Evaluation {
   const core::Variant* m_variant = nullptr;
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
-  std::vector<std::string> m_cubin_data;  // per config, from compile()
+  std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds
   std::unique_ptr<GpuSession> m_session;

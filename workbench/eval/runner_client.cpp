@@ -1,5 +1,7 @@
 #include "eval/runner_client.hpp"
 
+#include <chrono>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -122,9 +124,12 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
 }
 
 RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, int timeout_ms, const char* what) {
+  auto t0 = std::chrono::steady_clock::now();
   if (!wire::write_line(m_cmd_w, cmd)) return std::unexpected(classify_exit(what));
   nlohmann::json reply;
-  switch (m_reader->read(reply, timeout_ms)) {
+  auto status = m_reader->read(reply, timeout_ms);
+  m_busy_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  switch (status) {
     case wire::LineReader::Status::ok: break;
     case wire::LineReader::Status::timeout:
       return std::unexpected(RunnerFailure{

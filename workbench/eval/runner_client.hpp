@@ -66,6 +66,9 @@ class RunnerSession {
   std::string finish();
   // Kills the sandbox at once (safe from another thread); pending requests then fail.
   void kill();
+  // Wall time spent waiting for the runner's replies so far (its commands: copies, launches,
+  // timing batches), so a verdict can tell the runner's share from the trusted side's checking.
+  double busy_ms() const { return m_busy_ms; }
 
  private:
   RunnerSession() = default;
@@ -77,6 +80,7 @@ class RunnerSession {
   int m_cmd_w = -1, m_reply_r = -1;
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;
+  double m_busy_ms = 0;
 };
 
 }  // namespace kwb::eval

@@ -90,6 +90,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
   if (!v.summary.beats_incumbent)
     return refused("the candidate was not compared with the library's incumbent (evaluated without a library)");
   if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
+  // DESIGN §4: a cuda-launcher runs its own host code, so a person must read it before it ships.
+  if (req.candidate.backend == "cuda-launcher" && (req.reviewer == "ci" || req.reviewer == "auto-promote"))
+    return refused("a cuda-launcher kernel runs its own host code: its promotion needs a reviewer (kwb promote ID, "
+                   "or POST /v1/candidates/ID/promote with a reviewer token), not " + req.reviewer);
   if (req.spec) {  // the evidence must cover every bench workload (a "bench" subset is for iterating)
     std::vector<std::string> missing;
     for (const auto& w : req.spec->bench_workloads) {

@@ -21,8 +21,9 @@ TEST(Rules, EveryRuleIsListedOnceWithSeverityAndSummary) {
     EXPECT_TRUE(r.severity == "error" || r.severity == "warning" || r.severity == "note") << r.id;
     EXPECT_GT(r.summary.size(), 20u) << r.id;
   }
-  for (const char* id : {"entry-signature", "forbidden-call", "inline-asm", "mutable-global-state", "include",
-                         "precision-downcast", "preprocessor", "symbol-alias", "parse", "analysis-unavailable"})
+  for (const char* id : {"entry-signature", "forbidden-call", "launcher-streams", "inline-asm", "mutable-global-state",
+                         "include", "precision-downcast", "preprocessor", "symbol-alias", "parse",
+                         "analysis-unavailable"})
     EXPECT_TRUE(ids.contains(id)) << id;
 }
 

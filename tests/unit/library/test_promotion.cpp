@@ -77,6 +77,20 @@ TEST(Promotion, RefusesWhatIsNotAcceptedOrDoesNotBeat) {
   EXPECT_NE(r->reason.find("does not beat the incumbent"), std::string::npos) << r->reason;
 }
 
+TEST(Promotion, ALauncherNeedsAReviewerNotCiOrAutoPromote) {
+  Fixture f;
+  for (std::string who : {"ci", "auto-promote"}) {
+    auto req = f.request({"n1M", "n16M"});
+    req.candidate.backend = "cuda-launcher";
+    req.verdict.backend = "cuda-launcher";
+    req.reviewer = who;
+    auto r = promote(*f.repo, req);
+    ASSERT_TRUE(r) << r.error().what();
+    EXPECT_EQ(r->kind, PromotionResult::Kind::refused) << who;
+    EXPECT_NE(r->reason.find("needs a reviewer"), std::string::npos) << r->reason;
+  }
+}
+
 TEST(Promotion, CommitsKernelMetadataAndDispatchThenConflictsOnAStaleComparison) {
   Fixture f;
   auto req = f.request({"n1M", "n16M"});

@@ -51,6 +51,7 @@ const Kernel k_kernels[] = {
     {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
     {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
     {"kwb_l2_clean", 3, [](void**, unsigned, unsigned) {}},
+    {"kwb_noop", 0, [](void**, unsigned, unsigned) {}},
 };
 
 const Kernel* find(const char* name) {

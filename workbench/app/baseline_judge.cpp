@@ -1,0 +1,64 @@
+#include "app/baseline_judge.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace kwb::app {
+
+void BaselineJudge::judge(core::Verdict& v, const BaselineMeasureFn& measure) {
+  if (v.status != core::Status::accepted || (v.backend != "cuda" && v.backend != "cuda-launcher")) return;
+  const core::Spec* spec = m_specs.find(v.op);
+  if (!spec) return;
+  const core::Baseline* baseline = nullptr;
+  for (const auto& b : spec->baselines)
+    if (std::find(b.variants.begin(), b.variants.end(), v.variant) != b.variants.end()) {
+      baseline = &b;
+      break;
+    }
+  if (!baseline) return;
+  std::lock_guard lock(m_mutex);
+  const std::string key = v.op + "/" + v.variant + "/" + baseline->name + "/" + v.device;
+  if (auto f = m_failed.find(key); f != m_failed.end()) {
+    v.reason += "; no vs_baseline: " + f->second;
+    return;
+  }
+  std::vector<std::string> missing;
+  for (const auto& w : v.workloads)
+    if (w.kind == "bench" && w.time && !m_times.contains(key + "/" + w.name)) missing.push_back(w.name);
+  if (!missing.empty()) {
+    core::Candidate kernel{"baseline:" + baseline->name, v.op, v.variant, "cuda-launcher", baseline->source,
+                           baseline->file, baseline->flags, baseline->note};
+    core::Verdict bv = measure(kernel, missing);
+    if (bv.status != core::Status::accepted) {
+      std::string why = fmt::format("the {} baseline ({}) was {}: {}", baseline->name, baseline->file,
+                                    core::status_name(bv.status), bv.reason);
+      // Only a verdict about the baseline's code is remembered; a busy or missing device is not.
+      using S = core::Status;
+      if (bv.status == S::incorrect || bv.status == S::compile_error || bv.status == S::rejected ||
+          bv.status == S::crashed)
+        m_failed[key] = why;
+      v.reason += "; no vs_baseline: " + why;
+      return;
+    }
+    for (const auto& w : bv.workloads)
+      if (w.kind == "bench" && w.time) m_times[key + "/" + w.name] = *w.time;
+  }
+  double log_sum = 0;
+  int n = 0;
+  for (auto& w : v.workloads) {
+    if (w.kind != "bench" || !w.time || w.time->median_ns <= 0) continue;
+    auto it = m_times.find(key + "/" + w.name);
+    if (it == m_times.end()) continue;
+    w.vs_baseline = it->second.median_ns / w.time->median_ns;
+    log_sum += std::log(*w.vs_baseline);
+    ++n;
+  }
+  if (n == 0) return;
+  v.summary.geomean_vs_baseline = std::exp(log_sum / n);
+  v.reason += fmt::format("; {:.3f}x the {} baseline (geomean over {} bench workload{})", *v.summary.geomean_vs_baseline,
+                          baseline->name, n, n == 1 ? "" : "s");
+}
+
+}  // namespace kwb::app
