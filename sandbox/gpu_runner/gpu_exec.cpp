@@ -92,6 +92,11 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
       return reply_error(s);
   std::vector<int64_t> ns;
   ns.reserve(size_t(calls));
+  const bool cupti = m_use_cupti && !m_launcher;
+  std::vector<std::string> names;
+  for (const auto& k : m_kernels) names.push_back(k.name);
+  int recorded = 0;
+  if (cupti) m_cupti.take(names, recorded);  // drop what earlier commands left
   int retakes = 0, sample_retakes = 0;
   for (int i = 0; i < calls;) {
     // Untimed: poison outputs, zero the workspace, then flush L2 (write 2x its size, which also
@@ -108,6 +113,13 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
     if (auto s = check_no_escape(); !s.empty()) return reply_error(s);
     float ms = 0;
     m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
+    double sample_ns = double(ms) * 1e6;
+    bool by_cupti = false;
+    if (cupti) {  // the kernels' own span when CUPTI saw every launch of the plan
+      int64_t span = m_cupti.take(names, recorded);
+      by_cupti = recorded == int(m_kernels.size()) && span > 0;
+      if (by_cupti) sample_ns = double(span);
+    }
     unsigned clock = 0;
     if (throttled(clock)) {
       if (sample_retakes < k_max_retakes_per_sample && retakes < calls) {  // take it again
@@ -121,7 +133,8 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
     // Not corrected for the window's launch overhead (measure_overhead, reported by stats):
     // subtracting an empty kernel's window undershot Nsight Compute by up to 4 % on the H200
     // (docs/benchmarks/h200.md "Timing fidelity"), leaving it in overshoots by up to 4.5 %.
-    ns.push_back(std::llround(double(ms) * 1e6));
+    ns.push_back(std::llround(sample_ns));
+    ++(by_cupti ? m_cupti_samples : m_event_samples);
     sample_retakes = 0;
     ++i;
   }
@@ -141,6 +154,14 @@ nlohmann::json GpuRunner::fetch() {
   if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
     return reply_error(s);
   return {{"ok", true}};
+}
+
+nlohmann::json GpuRunner::clock(const nlohmann::json& cmd) {
+  std::string kind = cmd.value("kind", std::string("events")), error;
+  m_use_cupti = kind == "cupti" && m_cupti.open(error);
+  nlohmann::json j = {{"ok", true}, {"clock", m_use_cupti ? "cupti" : "events"}};
+  if (kind == "cupti" && !m_use_cupti) j["reason"] = error;
+  return j;
 }
 
 std::string GpuRunner::flush_l2() {
@@ -174,6 +195,8 @@ void GpuRunner::measure_overhead() {
 nlohmann::json GpuRunner::stats() {
   nlohmann::json j = {{"ok", true},
                       {"launch_overhead_ns", m_overhead_ns < 0 ? 0.0 : m_overhead_ns},
+                      {"cupti_samples", m_cupti_samples},
+                      {"event_samples", m_event_samples},
                       {"discarded", m_discarded},
                       {"throttled_kept", m_throttled_kept},
                       {"sm_clock_min_mhz", m_clock_min},
@@ -181,6 +204,7 @@ nlohmann::json GpuRunner::stats() {
                       {"max_sm_clock_mhz", m_max_clock},
                       {"nvml", m_nvml.ready()}};
   m_discarded = m_throttled_kept = 0;
+  m_cupti_samples = m_event_samples = 0;
   m_clock_min = m_clock_max = 0;
   return j;
 }

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_runner/cuda_api.hpp"
+#include "gpu_runner/cupti_clock.hpp"
 #include "gpu_runner/nvml_api.hpp"
 
 namespace kwb::gpu {
@@ -58,6 +59,7 @@ class GpuRunner {
   nlohmann::json call();
   nlohmann::json time(const nlohmann::json& cmd);
   nlohmann::json fetch();
+  nlohmann::json clock(const nlohmann::json& cmd);  // {"kind": "events" | "cupti"}
   nlohmann::json stats();
   nlohmann::json calibrate(const nlohmann::json& cmd);
 
@@ -110,6 +112,12 @@ class GpuRunner {
   std::vector<std::vector<uint64_t>> m_arg_values;
   std::vector<std::vector<void*>> m_arg_ptrs;
   bool m_args_dirty = true;
+
+  // The sample clock: CUDA events, or CUPTI kernel timestamps (cuda form only; per sample, events
+  // where CUPTI did not record every launch of the plan).
+  CuptiClock m_cupti;
+  bool m_use_cupti = false;
+  int m_cupti_samples = 0, m_event_samples = 0;
 
   // Per-workload timing statistics, reset by stats().
   int m_discarded = 0, m_throttled_kept = 0;

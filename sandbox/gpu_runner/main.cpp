@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
       else if (op == "call") reply = runner.call();
       else if (op == "time") reply = runner.time(cmd);
       else if (op == "fetch") reply = runner.fetch();
+      else if (op == "clock") reply = runner.clock(cmd);
       else if (op == "stats") reply = runner.stats();
       else if (op == "calibrate") reply = runner.calibrate(cmd);
       else if (op == "quit") return 0;

@@ -16,6 +16,8 @@ For each case (a shipped cuda kernel and one of its bench workloads, each at lea
 Writes fidelity.tsv: case, workbench median of medians, spread (max-min)/median of the REPEATS
 medians, ncu median, workbench/ncu - 1, and the same if the empty-kernel window
 (time.launch_overhead_ns) were subtracted, and fidelity_verdicts.json (each case's last verdict).
+KWB_GPU_CLOCK=cupti in the environment measures the opt-in CUPTI kernel-timestamp clock instead of
+CUDA events (each verdict's time.clock says which one was used).
 The launch geometry is restated here per kernel (it must match the kernels' kwb:launch lines).
 """
 import glob
@@ -147,7 +149,7 @@ def main():
         raw = kwb - overhead  # what subtracting the empty-kernel window would give
         rows.append((name, " ".join(f"{k}={params[k]}" for k in tunables), kwb, spread, ncu, kwb / ncu - 1, overhead,
                      raw / ncu - 1, medians))
-        print(f"{name}: kwb {kwb / 1e3:.2f} us (spread {spread * 100:.2f} % over {repeats}), ncu {ncu / 1e3:.2f} us, "
+        print(f"{name} [{[w for w in v['workloads'] if w.get('time')][-1]['time']['clock']}]: kwb {kwb / 1e3:.2f} us (spread {spread * 100:.2f} % over {repeats}), ncu {ncu / 1e3:.2f} us, "
               f"diff {(kwb / ncu - 1) * 100:+.2f} % (empty-kernel window {overhead:.0f} ns; minus it: "
               f"{(raw / ncu - 1) * 100:+.2f} %)", flush=True)
     with open(os.path.join(out_dir, "fidelity.tsv"), "w") as f:

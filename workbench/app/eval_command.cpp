@@ -76,6 +76,9 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.cxx = settings.get("cxx");
   opt.seed = a.seed;
   opt.time_budget_ms = int(settings.get_int("time-budget-ms"));
+  opt.gpu_clock = settings.get("gpu-clock");
+  if (opt.gpu_clock != "events" && opt.gpu_clock != "cupti")
+    return usage_error("--gpu-clock '" + opt.gpu_clock + "' is not one of events, cupti");
   opt.compile_timeout_ms = int(settings.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(settings.get_int("run-timeout-ms"));
   opt.threads = int(settings.get_int("threads"));
@@ -96,6 +99,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     cuda.gpu_runner = helpers / "kwb-gpu-runner";
     cuda.nvrtc_worker = helpers / "kwb-nvrtc-worker";
     cuda.gpu_arch = a.gpu_arch;
+    cuda.clock = opt.gpu_clock;
     cuda.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
     if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) cuda.driver = driver;
     // One runner session finds (and on first use calibrates) the GPU, then runs the evaluation.

@@ -18,6 +18,7 @@ eval::EvalOptions eval_options(const util::Settings& s) {
   opt.bwrap = s.get("bwrap");
   opt.cxx = s.get("cxx");
   opt.time_budget_ms = int(s.get_int("time-budget-ms"));
+  opt.gpu_clock = s.get("gpu-clock");
   opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
   opt.threads = int(s.get_int("threads"));
@@ -31,6 +32,7 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   b.options.gpu_runner = helpers / "kwb-gpu-runner";
   b.options.nvrtc_worker = helpers / "kwb-nvrtc-worker";
   b.options.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
+  b.options.clock = opt.gpu_clock;
   if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) b.options.driver = driver;
   auto device = eval::cuda_device(db, eval::GpuSessionOptions{b.options.gpu_runner, opt.bwrap, opt.workspace / "jobs",
                                                               opt.run_timeout_ms, b.options.driver, false});

@@ -64,6 +64,8 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   store::ObjectStore objects(workspace / "objects");
   exec::EventHub hub;
   eval::EvalOptions opt = eval_options(settings);
+  if (opt.gpu_clock != "events" && opt.gpu_clock != "cupti")
+    return std::fprintf(stderr, "kwb serve: --gpu-clock '%s' is not one of events, cupti\n", opt.gpu_clock.c_str()), 2;
   const spec::Catalog& specs = *catalog;
   eval::CpuDevice cpu = *device;
   CudaBackend cuda = find_cuda_backend(*db, opt);

@@ -29,6 +29,7 @@ struct CudaOptions {
   int compile_workers = 4;             // NVRTC workers compiling configs in parallel
   std::filesystem::path driver;        // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
   std::string nvcc;                    // cuda-launcher: nvcc to use; empty: the toolkit's (NvccToolchain)
+  std::string clock = "events";        // "events" | "cupti" (cuda form; docs/cuda.md "Timing")
 };
 
 class CudaEvaluation : public Evaluation {

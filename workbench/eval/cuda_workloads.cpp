@@ -59,6 +59,17 @@ bool CudaEvaluation::start_runner() {
     return fail(core::Status::no_device, m_session->device.value("reason", std::string("no CUDA device")));
   m_arena = &*m_session->arena;
   m_runner = m_session->runner.get();
+  if (m_cuda.clock == "cupti" && !m_launcher) {
+    auto c = m_runner->command({{"op", "clock"}, {"kind", "cupti"}}, m_opt.run_timeout_ms, "choosing the clock");
+    if (c && c->value("clock", "") == "cupti") {
+      m_verdict.device += " [clock: cupti]";  // part of the tuning records' identity
+    } else {
+      std::string why = c ? c->value("reason", std::string("unknown")) : c.error().reason;
+      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
+                                                       "gpu-clock cupti unavailable (" + why + "): timed with CUDA events",
+                                                       "clock"});
+    }
+  }
   for (size_t i = 0; i < m_cubin_data.size(); ++i) {  // the session's job folder is /job in its sandbox
     std::string name = m_launcher ? std::string("candidate.so") : fmt::format("config-{}.cubin", i);
     if (auto w = util::write_file_atomic(m_session->job / name, m_cubin_data[i]); !w)
@@ -215,6 +226,8 @@ bool CudaEvaluation::run_bench() {
       stats.clock = "cuda_event";
       if (auto s = m_runner->command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading clock statistics")) {
         stats.discarded = s->value("discarded", 0);
+        int by_cupti = s->value("cupti_samples", 0), by_event = s->value("event_samples", 0);
+        if (by_cupti > 0) stats.clock = by_event > 0 ? "mixed" : "cupti_kernel";
         stats.launch_overhead_ns = s->value("launch_overhead_ns", 0.0);
       }
       timings += fmt::format("{}{}: {:.1f} us", timings.empty() ? "" : ", ", m_configs[c].label(), stats.median_ns / 1e3);

@@ -91,6 +91,19 @@ TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   EXPECT_GE(r.verdict["workloads"][0]["checks"].get<int>(), 2 * 3 * 2);
 }
 
+TEST_F(FakeGpu, CuptiClockFallsBackToEventsWithANoteWhereCuptiCannotRecord) {
+  // The fake driver is no driver CUPTI can hook: the opt-in clock must degrade, not fail.
+  auto r = eval_file((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string(), "--gpu-clock cupti");
+  expect(r, "accepted", "correct on 9 test and 1 bench workloads");
+  EXPECT_EQ(r.verdict["workloads"].back()["time"]["clock"], "cuda_event");
+  bool noted = false;
+  for (const auto& d : r.verdict["diagnostics"])
+    if (d["rule"] == "clock" && d["message"].get<std::string>().find("timed with CUDA events") != std::string::npos)
+      noted = true;
+  EXPECT_TRUE(noted) << r.verdict["diagnostics"].dump();
+  EXPECT_EQ(r.verdict["device"].get<std::string>().find("[clock: cupti]"), std::string::npos);
+}
+
 TEST_F(FakeGpu, WriteBeyondTheOutputHitsTheDeviceGuard) {
   expect(eval(kernel("overrun")), "incorrect", "past the end of output c");
 }
