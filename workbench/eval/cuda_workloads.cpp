@@ -151,6 +151,7 @@ bool CudaEvaluation::run_tests() {
       }
       core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
       WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+      h.overlap_reference(true);  // the reference runs while the GPU does
       if (auto f = h.prepare()) return fail_check(*f);
       if (!send_dims(c, w)) return false;
       for (const auto& dist : m_spec.distributions) {
@@ -184,6 +185,7 @@ bool CudaEvaluation::run_bench() {
     res.kind = "bench";
     res.params = w.params;
     WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+    h.overlap_reference(true);
     if (auto f = h.prepare()) return fail_check(*f);
     std::optional<core::TimeStats> best;
     size_t best_config = 0;

@@ -42,7 +42,16 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
   return std::nullopt;
 }
 
+WorkloadHarness::~WorkloadHarness() {
+  if (m_reference_done.valid()) m_reference_done.wait();
+}
+
+void WorkloadHarness::await_reference() {
+  if (m_reference_done.valid()) m_reference_done.get();
+}
+
 void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed) {
+  await_reference();  // it reads the inputs and writes the expected outputs about to be replaced
   m_distribution = dist.name;
   util::Rng rng(seed);
   core::ReferenceArgs args;
@@ -62,7 +71,10 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       args.outputs[s.name] = &want;
     }
   }
-  m_reference(args);
+  if (m_overlap)
+    m_reference_done = std::async(std::launch::async, [ref = m_reference, args = std::move(args)] { ref(args); });
+  else
+    m_reference(args);
 }
 
 std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed, unsigned char poison) {
@@ -77,6 +89,7 @@ std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed,
 }
 
 std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, unsigned char poison) {
+  await_reference();
   ++m_result.checks;
   std::string where = context() + when;
   if (auto g = m_arena.check_guards()) return CheckFailure{core::Status::incorrect, where + ": " + *g};

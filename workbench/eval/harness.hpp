@@ -2,6 +2,7 @@
 // One workload of one evaluation: lays out the shared arena, loads fresh inputs from a seed,
 // computes the trusted reference, runs the candidate and checks everything DESIGN §6 asks:
 // outputs against the reference, guard zones, unchanged inputs, determinism, stale caches.
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,11 @@ class WorkloadHarness {
   WorkloadHarness(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
                   SharedArena& arena, RunnerSession& runner, const core::Workload& workload,
                   core::WorkloadResult& result);
+  ~WorkloadHarness();
+
+  // GPU evaluations: the reference runs in a background thread while the runner works, and the
+  // next verify waits for it. Not for cpu candidates, whose timing it would disturb.
+  void overlap_reference(bool on) { m_overlap = on; }
 
   // Lays out the arena and maps it in the runner.
   std::optional<CheckFailure> prepare();
@@ -43,6 +49,7 @@ class WorkloadHarness {
 
  private:
   std::string context() const;
+  void await_reference();  // rethrows what the reference threw
 
   const core::Spec& m_spec;
   const core::Variant& m_variant;
@@ -56,6 +63,8 @@ class WorkloadHarness {
   std::map<std::string, std::vector<double>> m_expected;  // reference outputs
   std::map<std::string, std::vector<char>> m_previous;    // outputs of the previous input set
   std::string m_distribution;
+  bool m_overlap = false;
+  std::future<void> m_reference_done;
 };
 
 }  // namespace kwb::eval
