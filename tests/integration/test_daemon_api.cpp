@@ -108,6 +108,31 @@ TEST_F(DaemonApi, CudaCandidatesAreCompiledEvenWithoutAGpu) {
   EXPECT_NE(v["toolchain"].get<std::string>().find("NVRTC"), std::string::npos) << v.dump(2);
 }
 
+// cuda-launcher: the host entry is built by nvcc in the compile sandbox, then no_device here.
+TEST_F(DaemonApi, LauncherCandidatesAreBuiltByNvccEvenWithoutAGpu) {
+  ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
+  auto c = client();
+  auto source = read_text(source_dir() / "tests" / "security" / "cuda" / "honest_launcher_vector_add.cu");
+  auto r = c.Post("/v1/candidates",
+                  nlohmann::json{{"op", "vector_add"}, {"backend", "cuda-launcher"}, {"source", source}}.dump(),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  std::string id = body_of(r)["id"];
+  nlohmann::json done = nlohmann::json::object();
+  for (int i = 0; i < 3 && done.value("state", "") != "done"; ++i)  // nvcc on a loaded machine
+    done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
+  ASSERT_EQ(done["state"], "done") << done.dump(2);
+  const auto& v = done["verdict"];
+  std::string reason = v["reason"];
+  if (v["status"] == "accepted") GTEST_SKIP() << "this machine has a GPU: " << reason;
+  if (reason.find("nvcc") != std::string::npos && v["status"] == "error") GTEST_SKIP() << "no nvcc here: " << reason;
+  EXPECT_EQ(v["status"], "no_device") << v.dump(2);
+  EXPECT_EQ(v["backend"], "cuda-launcher");
+  EXPECT_EQ(v["variant"], "f32");
+  EXPECT_NE(v["toolchain"].get<std::string>().find("nvcc"), std::string::npos) << v.dump(2);
+}
+
 // "bench" selects bench workloads for fast feedback; such a verdict cannot be promoted.
 TEST_F(DaemonApi, ABenchSubsetIsTimedAloneAndIsNotPromotable) {
   ASSERT_TRUE(s_daemon->running()) << s_daemon->log();

@@ -25,6 +25,17 @@ std::unique_ptr<GpuSession> GpuSessionPool::take() {
   return s;
 }
 
+std::unique_ptr<GpuSession> GpuSessionPool::take(std::chrono::milliseconds wait) {
+  std::unique_ptr<GpuSession> s;
+  {
+    std::unique_lock lock(m_mutex);
+    m_cv.wait_for(lock, wait, [&] { return m_ready || m_broken || m_stopping; });
+    s = std::move(m_ready);
+  }
+  m_cv.notify_all();
+  return s;
+}
+
 void GpuSessionPool::run() {
   std::unique_lock lock(m_mutex);
   while (true) {
@@ -35,9 +46,10 @@ void GpuSessionPool::run() {
     lock.lock();
     if (!started || !(*started)->device.value("present", false)) {
       m_broken = true;
-      continue;
+    } else {
+      m_ready = std::move(*started);
     }
-    m_ready = std::move(*started);
+    m_cv.notify_all();  // a waiting take()
   }
 }
 

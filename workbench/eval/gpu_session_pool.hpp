@@ -4,6 +4,7 @@
 // ready session to exactly one evaluation and a background thread starts the next. Sessions are
 // never reused across candidates (cuda_session.hpp says why). When no session is ready, take()
 // returns null and the evaluation starts its own, as without a pool.
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,9 @@ class GpuSessionPool {
   GpuSessionPool& operator=(const GpuSessionPool&) = delete;
 
   std::unique_ptr<GpuSession> take();
+  // Waits up to `wait` for the session being started (null if none comes: start failed, no
+  // device, or too slow).
+  std::unique_ptr<GpuSession> take(std::chrono::milliseconds wait);
 
  private:
   void run();
