@@ -1,5 +1,7 @@
 #include "eval/cpu_evaluation.hpp"
 
+#include "eval/analysis_outcome.hpp"
+
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
@@ -81,25 +83,10 @@ bool CpuEvaluation::analyze() {
   request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
   auto report = analysis::analyze(request);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  if (!report.available) {
-    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
-                                                     report.unavailable_reason + " (cpu candidates are allowed "
-                                                     "without it: they run only in the sandbox)",
-                                                     "analysis-unavailable"});
-  } else {
-    m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
-    if (const core::Diagnostic* e = report.first_error())
-      return fail(report.timed_out       ? core::Status::time_limit
-                  : e->rule == "parse" ? core::Status::compile_error
-                                       : core::Status::rejected,
-                  analysis::format_finding(*e));
-  }
-  emit(Stage::analyze, true,
-       fmt::format("variant {}, {}", m_variant->name,
-                   !report.available ? "static analysis unavailable"
-                                     : fmt::format("{} finding{}, {:.0f} ms{}", report.findings.size(),
-                                                   report.findings.size() == 1 ? "" : "s", report.ms,
-                                                   report.cached ? " (cached)" : "")));
+  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
+                               "cpu candidates are allowed without it: they run only in the sandbox");
+  if (outcome.failed) return fail(*outcome.failed, outcome.reason);
+  emit(Stage::analyze, true, fmt::format("variant {}, {}", m_variant->name, outcome.summary));
   return true;
 }
 

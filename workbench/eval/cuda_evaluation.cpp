@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
+#include "eval/analysis_outcome.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
@@ -145,23 +146,11 @@ bool CudaEvaluation::static_analysis(std::string& summary) {
   request.launches = analysis::launches_of(m_plan);
   request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
   auto report = analysis::analyze(request);
-  if (!report.available) {
-    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
-                                                     report.unavailable_reason + " (cuda candidates are allowed "
-                                                     "without it: their code runs only on the device, in the "
-                                                     "sandboxed runner)",
-                                                     "analysis-unavailable"});
-    summary = "static analysis unavailable";
-    return true;
-  }
-  m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
-  if (const core::Diagnostic* e = report.first_error())
-    return fail(report.timed_out       ? core::Status::time_limit
-                : e->rule == "parse" ? core::Status::compile_error
-                                     : core::Status::rejected,
-                analysis::format_finding(*e));
-  summary = fmt::format("{} finding{}, {:.0f} ms{}", report.findings.size(), report.findings.size() == 1 ? "" : "s",
-                        report.ms, report.cached ? " (cached)" : "");
+  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
+                               "cuda candidates are allowed without it: their code runs only on the device, in "
+                               "the sandboxed runner");
+  summary = outcome.summary;
+  if (outcome.failed) return fail(*outcome.failed, outcome.reason);
   return true;
 }
 

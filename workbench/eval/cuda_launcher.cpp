@@ -10,6 +10,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "build/nvcc_toolchain.hpp"
+#include "eval/analysis_outcome.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "util/fs.hpp"
@@ -38,24 +39,11 @@ bool CudaEvaluation::analyze_launcher() {
   request.timeout_ms = m_opt.compile_timeout_ms;
   auto report = analysis::analyze(request);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  std::string summary;
-  if (!report.available) {
-    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
-                                                     report.unavailable_reason + " (cuda-launcher candidates go on "
-                                                     "without it: their host code runs only in the sandboxed runner, "
-                                                     "and work left on other streams is caught there)",
-                                                     "analysis-unavailable"});
-    summary = "static analysis unavailable";
-  } else {
-    m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), report.findings.begin(), report.findings.end());
-    if (const core::Diagnostic* e = report.first_error())
-      return fail(report.timed_out       ? core::Status::time_limit
-                  : e->rule == "parse" ? core::Status::compile_error
-                                       : core::Status::rejected,
-                  analysis::format_finding(*e));
-    summary = fmt::format("{} finding{}, {:.0f} ms{}", report.findings.size(), report.findings.size() == 1 ? "" : "s",
-                          report.ms, report.cached ? " (cached)" : "");
-  }
+  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
+                               "cuda-launcher candidates go on without it: their host code runs only in the "
+                               "sandboxed runner, and work left on other streams is caught there");
+  if (outcome.failed) return fail(*outcome.failed, outcome.reason);
+  const std::string& summary = outcome.summary;
   emit(Stage::analyze, true, fmt::format("variant {}, host entry {}, {}", m_variant->name, m_variant->entry, summary));
   return true;
 }
