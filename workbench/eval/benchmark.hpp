@@ -3,7 +3,9 @@
 // caches flushed and outputs poisoned before each (untimed); the first rounds run on
 // re-randomised inputs; the warm-up, every re-randomised round and the last call of the last
 // round are verified (DESIGN §6 rule 4);
-// stops when the relative standard error of the mean < 0.5 % with >= 10 samples, or at the budget.
+// stops when the relative standard error of the mean < 0.5 % with >= 10 samples, or when the
+// timing batches have used the budget (time spent generating and checking inputs between them
+// does not count).
 #include <functional>
 #include <optional>
 
