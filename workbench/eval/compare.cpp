@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "util/parallel.hpp"
+
 namespace kwb::eval {
 
 std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t>& shape) {
@@ -103,21 +105,14 @@ Comparison compare_output(const void* got, core::DType dtype, const std::vector<
                           const core::Tolerance& tol, const std::vector<int64_t>& shape,
                           const std::string& tensor, unsigned char poison) {
   const size_t n = want.size(), chunks = (n + k_compare_chunk - 1) / k_compare_chunk;
-  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) return compare_range(got, dtype, want, tol, shape, tensor, poison, 0, n);
+  if (chunks <= 1) return compare_range(got, dtype, want, tol, shape, tensor, poison, 0, n);
   // Large outputs: chunks on every core, merged in index order (so the first mismatch, the last
   // and the bad rows are what one pass would find).
   std::vector<Comparison> parts(chunks);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < chunks;)
-      parts[k] = compare_range(got, dtype, want, tol, shape, tensor, poison, k * k_compare_chunk,
-                               std::min(n, (k + 1) * k_compare_chunk));
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  util::parallel_chunks(chunks, [&](size_t k) {
+    parts[k] = compare_range(got, dtype, want, tol, shape, tensor, poison, k * k_compare_chunk,
+                             std::min(n, (k + 1) * k_compare_chunk));
+  });
   Comparison c;
   for (auto& p : parts) {
     c.max_abs_err = std::max(c.max_abs_err, p.max_abs_err);

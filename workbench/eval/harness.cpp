@@ -5,6 +5,7 @@
 #include "eval/compare.hpp"
 #include "eval/inputs.hpp"
 #include "spec/loader.hpp"
+#include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace kwb::eval {
@@ -62,7 +63,7 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       auto& buf = m_inputs[s.name];
       buf.resize(s.bytes);  // fill_tensor writes every element: no zeroing pass
       fill_tensor(buf.data(), s.dtype, s.count, dist.tensors.at(s.name), rng);
-      std::memcpy(m_arena.data(s), buf.data(), s.bytes);
+      util::parallel_copy(m_arena.data(s), buf.data(), s.bytes);
       args.inputs[s.name] = buf.data();
     }
     if (s.role != core::Role::in) {
@@ -96,7 +97,7 @@ std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, uns
   for (const auto& s : m_slots) {
     if (s.role != core::Role::in) continue;
     const auto& mine = m_inputs[s.name];
-    if (std::memcmp(mine.data(), m_arena.data(s), s.bytes) == 0) continue;
+    if (util::parallel_equal(mine.data(), m_arena.data(s), s.bytes)) continue;
     size_t esz = core::dtype_size(s.dtype), i = 0;
     while (i < s.count && std::memcmp(mine.data() + i * esz, m_arena.data(s) + i * esz, esz) == 0) ++i;
     auto idx = unravel(int64_t(i), s.shape);
@@ -124,7 +125,10 @@ std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, uns
     return CheckFailure{core::Status::incorrect, reason};
   }
   for (const auto& s : m_slots)
-    if (s.role != core::Role::in) m_previous[s.name].assign(m_arena.data(s), m_arena.data(s) + s.bytes);
+    if (s.role != core::Role::in) {
+      m_previous[s.name].resize(s.bytes);
+      util::parallel_copy(m_previous[s.name].data(), m_arena.data(s), s.bytes);
+    }
   return std::nullopt;
 }
 

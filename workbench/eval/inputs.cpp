@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/parallel.hpp"
+
 namespace kwb::eval {
 
 namespace {
@@ -87,18 +89,7 @@ void fill_tensor(void* data, core::DType dtype, size_t count, const core::Genera
            [data, dtype, begin](size_t i, double v) { core::store_from_double(data, dtype, begin + i, v); });
     }
   };
-  size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
-    for (size_t c = 0; c < chunks; ++c) fill_chunk(c);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (size_t c; (c = next.fetch_add(1)) < chunks;) fill_chunk(c);
-    });
-  for (auto& t : pool) t.join();
+  util::parallel_chunks(chunks, fill_chunk);
 }
 
 }  // namespace kwb::eval
