@@ -16,15 +16,16 @@ namespace kwb::gpu {
 #ifdef KWB_HAVE_CUPTI
 namespace {
 
-struct KernelSpan {
-  std::string name;
+struct Span {
+  std::string name;  // kernels'; empty for memcpy and memset
   uint64_t start = 0, end = 0;
 };
 
 // CUPTI calls these from its own threads or from cuptiActivityFlushAll's caller.
 std::mutex g_mutex;
-std::vector<KernelSpan> g_spans;
+std::vector<Span> g_spans;
 decltype(&::cuptiActivityGetNextRecord) g_next = nullptr;
+decltype(&::cuptiGetTimestamp) g_timestamp = nullptr;
 
 constexpr size_t k_buffer_bytes = 1 << 20;
 
@@ -42,6 +43,12 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
         g_spans.push_back({k->name ? k->name : "", k->start, k->end});
+      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
+        g_spans.push_back({"", m->start, m->end});
+      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+        auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(record);
+        g_spans.push_back({"", m->start, m->end});
       }
   }
   std::free(buffer);
@@ -66,12 +73,14 @@ bool CuptiClock::open(std::string& error) {
   auto reg = symbol<decltype(&::cuptiActivityRegisterCallbacks)>(m_lib, "cuptiActivityRegisterCallbacks");
   auto enable = symbol<decltype(&::cuptiActivityEnable)>(m_lib, "cuptiActivityEnable");
   g_next = symbol<decltype(&::cuptiActivityGetNextRecord)>(m_lib, "cuptiActivityGetNextRecord");
-  if (!reg || !enable || !g_next || !symbol<void*>(m_lib, "cuptiActivityFlushAll")) {
+  g_timestamp = symbol<decltype(&::cuptiGetTimestamp)>(m_lib, "cuptiGetTimestamp");
+  if (!reg || !enable || !g_next || !g_timestamp || !symbol<void*>(m_lib, "cuptiActivityFlushAll")) {
     error = "libcupti lacks the activity API";
     return false;
   }
   if (reg(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
-      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS || enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+      enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
     error = "CUPTI refused kernel activity records";
     return false;
   }
@@ -79,24 +88,75 @@ bool CuptiClock::open(std::string& error) {
   return true;
 }
 
-int64_t CuptiClock::take(const std::vector<std::string>& names, int& count) {
-  count = 0;
-  if (!m_ready) return 0;
-  auto flush = symbol<decltype(&::cuptiActivityFlushAll)>(m_lib, "cuptiActivityFlushAll");
+namespace {
+
+// Flushes CUPTI's buffers and hands over the records collected since the last drain.
+std::vector<Span> drain(void* lib) {
+  auto flush = symbol<decltype(&::cuptiActivityFlushAll)>(lib, "cuptiActivityFlushAll");
   flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::vector<KernelSpan> spans;
-  {
-    std::lock_guard lock(g_mutex);
-    spans.swap(g_spans);
-  }
+  std::vector<Span> spans;
+  std::lock_guard lock(g_mutex);
+  spans.swap(g_spans);
+  return spans;
+}
+
+// last end - first start over the spans `keep` accepts; `count` of them.
+template <class Keep>
+int64_t span_of(const std::vector<Span>& spans, Keep keep, int& count) {
   uint64_t first = 0, last = 0;
   for (const auto& s : spans) {
-    if (std::find(names.begin(), names.end(), s.name) == names.end()) continue;
+    if (!keep(s)) continue;
     first = count ? std::min(first, s.start) : s.start;
     last = count ? std::max(last, s.end) : s.end;
     ++count;
   }
   return count ? int64_t(last - first) : 0;
+}
+
+}  // namespace
+
+int64_t CuptiClock::take(const std::vector<std::string>& names, int& count) {
+  count = 0;
+  if (!m_ready) return 0;
+  return span_of(
+      drain(m_lib), [&](const Span& s) { return std::find(names.begin(), names.end(), s.name) != names.end(); }, count);
+}
+
+std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>& names, size_t per_sample, size_t expected,
+                                           size_t& recorded) {
+  recorded = 0;
+  if (!m_ready || per_sample == 0) return {};
+  std::vector<Span> mine;
+  for (int attempt = 0; attempt < 2 && mine.size() < expected; ++attempt)
+    for (auto& s : drain(m_lib))
+      if (std::find(names.begin(), names.end(), s.name) != names.end()) mine.push_back(std::move(s));
+  recorded = mine.size();
+  if (mine.size() != expected || expected % per_sample != 0) return {};
+  std::sort(mine.begin(), mine.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+  std::vector<int64_t> spans;
+  for (size_t g = 0; g < mine.size(); g += per_sample) {
+    int count = 0;
+    std::vector<Span> group(mine.begin() + long(g), mine.begin() + long(g + per_sample));
+    spans.push_back(span_of(group, [](const Span&) { return true; }, count));
+  }
+  return spans;
+}
+
+int64_t CuptiClock::take_since(uint64_t since, const std::vector<std::string>& exclude, int& count) {
+  count = 0;
+  if (!m_ready) return 0;
+  return span_of(
+      drain(m_lib),
+      [&](const Span& s) {
+        return s.start >= since && std::find(exclude.begin(), exclude.end(), s.name) == exclude.end();
+      },
+      count);
+}
+
+uint64_t CuptiClock::now() const {
+  uint64_t t = 0;
+  if (m_ready && g_timestamp) g_timestamp(&t);
+  return t;
 }
 #else
 bool CuptiClock::open(std::string& error) {
@@ -107,6 +167,15 @@ int64_t CuptiClock::take(const std::vector<std::string>&, int& count) {
   count = 0;
   return 0;
 }
+std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>&, size_t, size_t, size_t& recorded) {
+  recorded = 0;
+  return {};
+}
+int64_t CuptiClock::take_since(uint64_t, const std::vector<std::string>&, int& count) {
+  count = 0;
+  return 0;
+}
+uint64_t CuptiClock::now() const { return 0; }
 #endif
 
 }  // namespace kwb::gpu

@@ -1,6 +1,6 @@
 #pragma once
-// Kernel timestamps from CUPTI's activity API (opt-in sample clock, docs/cuda.md "Timing"): the
-// start and end the GPU records for each kernel, as Nsight Systems and Nsight Compute report
+// Kernel timestamps from CUPTI's activity API (the default sample clock, docs/cuda.md "Timing"):
+// the start and end the GPU records for each kernel, as Nsight Systems and Nsight Compute report
 // them, instead of CUDA events around the launch, whose window also holds the launch latency
 // (~1.5 us on the H200). libcupti is loaded with dlopen; where it is missing or refuses, the
 // runner keeps CUDA events.
@@ -12,12 +12,24 @@ namespace kwb::gpu {
 
 class CuptiClock {
  public:
-  // Loads libcupti and enables concurrent-kernel activity records; false with `error` set.
+  // Loads libcupti and enables kernel, memcpy and memset activity records; false with `error`.
   bool open(std::string& error);
   bool ready() const { return m_ready; }
   // Flushes the records and returns last end - first start over the kernels launched since the
   // previous take() whose names are in `names`; `count` is how many there were.
   int64_t take(const std::vector<std::string>& names, int& count);
+  // A queued batch: the kernels named in `names` since the previous take, in start order, cut
+  // into consecutive groups of `per_sample` (one group per sample); each group's span. Empty when
+  // the records are not the `expected` number of launches (flushed a second time before giving up:
+  // records of the last kernels can arrive after the first flush).
+  // `recorded` is how many launches of `names` CUPTI reported.
+  std::vector<int64_t> take_each(const std::vector<std::string>& names, size_t per_sample, size_t expected,
+                                 size_t& recorded);
+  // The same over every kernel, memcpy and memset that started at or after `since` (a now()
+  // reading) except the kernels named in `exclude`: the span of a launcher's work.
+  int64_t take_since(uint64_t since, const std::vector<std::string>& exclude, int& count);
+  // CUPTI's clock, which its records use (0 when not ready).
+  uint64_t now() const;
 
  private:
   bool m_ready = false;

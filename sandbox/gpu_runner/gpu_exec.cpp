@@ -7,7 +7,6 @@
 namespace kwb::gpu {
 
 namespace {
-constexpr int k_max_retakes_per_sample = 2;
 constexpr double k_throttle_fraction = 0.9;  // SM clock below 90 % of its maximum
 }  // namespace
 
@@ -82,7 +81,7 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   }
   std::string error;
   if (!load_helpers(error)) return reply_error(error);
-  if (m_overhead_ns < 0) measure_overhead();
+  if (m_overhead_ns < 0 || m_overhead_by_cupti != m_use_cupti) measure_overhead();
   // The inputs (and armed guards) the parent prepared, once; outputs are re-poisoned per sample.
   // "upload": false when the parent's arena has not changed since the last upload (the device
   // already holds the same inputs and guards; whatever a candidate did to them stays visible to
@@ -92,52 +91,9 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
       return reply_error(s);
   std::vector<int64_t> ns;
   ns.reserve(size_t(calls));
-  const bool cupti = m_use_cupti && !m_launcher;
-  std::vector<std::string> names;
-  for (const auto& k : m_kernels) names.push_back(k.name);
-  int recorded = 0;
-  if (cupti) m_cupti.take(names, recorded);  // drop what earlier commands left
-  int retakes = 0, sample_retakes = 0;
-  for (int i = 0; i < calls;) {
-    // Untimed: poison outputs, zero the workspace, then flush L2 (write 2x its size, which also
-    // evicts the lines those writes left) and drop persisting lines.
-    for (const auto& b : m_buffers)
-      if (b.output) m_cu.cuMemsetD8Async(m_arena + b.offset, 0xFF, b.bytes, m_stream);
-    if (m_workspace_bytes) m_cu.cuMemsetD8Async(m_workspace, 0, m_workspace_bytes, m_stream);
-    if (auto s = flush_l2(); !s.empty()) return reply_error(s);
-    m_cu.cuEventRecord(m_start, m_stream);
-    if (auto s = launch_plan(); !s.empty()) return reply_error(s);
-    m_cu.cuEventRecord(m_stop, m_stream);
-    if (auto s = check(m_cu.cuEventSynchronize(m_stop), "[fault] the kernel failed"); !s.empty())
-      return reply_error(s);
-    if (auto s = check_no_escape(); !s.empty()) return reply_error(s);
-    float ms = 0;
-    m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
-    double sample_ns = double(ms) * 1e6;
-    bool by_cupti = false;
-    if (cupti) {  // the kernels' own span when CUPTI saw every launch of the plan
-      int64_t span = m_cupti.take(names, recorded);
-      by_cupti = recorded == int(m_kernels.size()) && span > 0;
-      if (by_cupti) sample_ns = double(span);
-    }
-    unsigned clock = 0;
-    if (throttled(clock)) {
-      if (sample_retakes < k_max_retakes_per_sample && retakes < calls) {  // take it again
-        ++sample_retakes;
-        ++retakes;
-        ++m_discarded;
-        continue;
-      }
-      ++m_throttled_kept;
-    }
-    // Not corrected for the window's launch overhead (measure_overhead, reported by stats):
-    // subtracting an empty kernel's window undershot Nsight Compute by up to 4 % on the H200
-    // (docs/benchmarks/h200.md "Timing fidelity"), leaving it in overshoots by up to 4.5 %.
-    ns.push_back(std::llround(sample_ns));
-    ++(by_cupti ? m_cupti_samples : m_event_samples);
-    sample_retakes = 0;
-    ++i;
-  }
+  // Not corrected for the empty kernel's time (measure_overhead, reported by stats): subtracting
+  // the events' window undershot Nsight Compute by up to 4 % on the H200 (docs/benchmarks/h200.md).
+  if (auto s = m_launcher ? time_one_by_one(calls, ns) : time_queued(calls, ns); !s.empty()) return reply_error(s);
   if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
   // The last sample's outputs, guards and inputs go back for verification (DESIGN §6 rule 4),
   // unless the parent does not verify this round ("download": false; it fetches later).
@@ -174,9 +130,13 @@ std::string GpuRunner::flush_l2() {
                "flushing L2");
 }
 
+// What the sample clock reads for an empty kernel after an L2 flush: the events' window (launch
+// latency included) or CUPTI's kernel duration.
 void GpuRunner::measure_overhead() {
   m_overhead_ns = 0;
+  m_overhead_by_cupti = m_use_cupti;
   if (!m_noop) return;
+  const std::vector<std::string> noop = {"kwb_noop"};
   std::vector<float> ms;
   for (int i = 0; i < 31; ++i) {
     if (!flush_l2().empty()) return;
@@ -186,6 +146,9 @@ void GpuRunner::measure_overhead() {
     if (m_cu.cuEventSynchronize(m_stop) != CUDA_SUCCESS) return;
     float t = 0;
     m_cu.cuEventElapsedTime(&t, m_start, m_stop);
+    int recorded = 0;
+    if (m_use_cupti)
+      if (int64_t span = m_cupti.take(noop, recorded); recorded == 1 && span > 0) t = float(double(span) * 1e-6);
     if (i > 0) ms.push_back(t);  // the first is a warm-up
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
@@ -197,6 +160,8 @@ nlohmann::json GpuRunner::stats() {
                       {"launch_overhead_ns", m_overhead_ns < 0 ? 0.0 : m_overhead_ns},
                       {"cupti_samples", m_cupti_samples},
                       {"event_samples", m_event_samples},
+                      {"cupti_short_batches", m_cupti_short_batches},
+                      {"cupti_short_detail", m_cupti_short_detail},
                       {"discarded", m_discarded},
                       {"throttled_kept", m_throttled_kept},
                       {"sm_clock_min_mhz", m_clock_min},
@@ -204,7 +169,8 @@ nlohmann::json GpuRunner::stats() {
                       {"max_sm_clock_mhz", m_max_clock},
                       {"nvml", m_nvml.ready()}};
   m_discarded = m_throttled_kept = 0;
-  m_cupti_samples = m_event_samples = 0;
+  m_cupti_samples = m_event_samples = m_cupti_short_batches = 0;
+  m_cupti_short_detail.clear();
   m_clock_min = m_clock_max = 0;
   return j;
 }

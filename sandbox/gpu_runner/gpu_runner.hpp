@@ -76,8 +76,12 @@ class GpuRunner {
   std::string run_launcher();
   std::string check_no_escape();  // after the stop event: "" or a "[stream]" error
   bool throttled(unsigned& clock_mhz);
+  // timing_batch.cpp: one timing batch of `calls` samples appended to `ns`; "" or an error.
+  std::string prepare_sample();  // poison outputs, zero the workspace, flush L2 (queued)
+  std::string time_queued(int calls, std::vector<int64_t>& ns);     // cuda form
+  std::string time_one_by_one(int calls, std::vector<int64_t>& ns);  // cuda-launcher
   std::string flush_l2();  // evicts every line from L2, leaving it clean (untimed)
-  void measure_overhead();  // m_overhead_ns, once per session (after the flush buffer exists)
+  void measure_overhead();  // m_overhead_ns, once per session and clock (after the flush buffer exists)
   void unmap();
 
   CudaApi m_cu;
@@ -88,12 +92,14 @@ class GpuRunner {
   CUcontext m_ctx = nullptr;
   CUstream m_stream = nullptr;
   CUevent m_start = nullptr, m_stop = nullptr;
+  std::vector<CUevent> m_batch_events;  // start/stop pairs of a queued batch (grown, never freed)
   int m_sms = 0, m_l2 = 0, m_smem_optin = 0;
   unsigned m_max_clock = 0;
 
   CUmodule m_module = nullptr, m_helpers = nullptr;
   CUfunction m_dirty = nullptr, m_fma = nullptr, m_l2_clean = nullptr, m_noop = nullptr;
   double m_overhead_ns = -1;  // -1: not measured yet
+  bool m_overhead_by_cupti = false;  // which clock measured it
   std::vector<Kernel> m_kernels;
   void* m_so = nullptr;  // cuda-launcher: the candidate's shared object (never unloaded)
   void* m_entry = nullptr;
@@ -113,11 +119,13 @@ class GpuRunner {
   std::vector<std::vector<void*>> m_arg_ptrs;
   bool m_args_dirty = true;
 
-  // The sample clock: CUDA events, or CUPTI kernel timestamps (cuda form only; per sample, events
-  // where CUPTI did not record every launch of the plan).
+  // The sample clock: CUDA events, or CUPTI timestamps (per sample, events where CUPTI did not
+  // record every launch of the plan; for a launcher, the span of all the device work it started).
   CuptiClock m_cupti;
   bool m_use_cupti = false;
   int m_cupti_samples = 0, m_event_samples = 0;
+  int m_cupti_short_batches = 0;     // batches CUPTI did not record whole (timed by events)
+  std::string m_cupti_short_detail;  // the last one's count
 
   // Per-workload timing statistics, reset by stats().
   int m_discarded = 0, m_throttled_kept = 0;

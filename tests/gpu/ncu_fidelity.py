@@ -14,10 +14,11 @@ For each case (a shipped cuda kernel and one of its bench workloads, each at lea
      kernel as the workbench flushes L2 before every sample), and the median of ncu's
      gpu__time_duration.sum over 30 launches is taken.
 Writes fidelity.tsv: case, workbench median of medians, spread (max-min)/median of the REPEATS
-medians, ncu median, workbench/ncu - 1, and the same if the empty-kernel window
-(time.launch_overhead_ns) were subtracted, and fidelity_verdicts.json (each case's last verdict).
-KWB_GPU_CLOCK=cupti in the environment measures the opt-in CUPTI kernel-timestamp clock instead of
-CUDA events (each verdict's time.clock says which one was used).
+medians, ncu median, workbench/ncu - 1, and the same if each tool's reading of an empty kernel
+(the workbench's time.launch_overhead_ns; ncu's median over 30 launches of an empty kernel) were
+subtracted from its time, and fidelity_verdicts.json (each case's last verdict).
+KWB_GPU_CLOCK=events in the environment measures the CUDA-event clock instead of the default
+CUPTI timestamps (each verdict's time.clock says which one was used).
 The launch geometry is restated here per kernel (it must match the kernels' kwb:launch lines).
 """
 import glob
@@ -71,6 +72,12 @@ LAUNCHER = r'''
 import json, sys
 import cupy as cp, numpy as np
 spec = json.loads(sys.argv[1])
+if spec.get("empty"):  # the empty kernel, for ncu's floor
+    fn = cp.RawKernel('extern "C" __global__ void kwb_noop() {}', "kwb_noop")
+    for _ in range(spec["launches"]):
+        fn((1,), (32,), ())
+    cp.cuda.runtime.deviceSynchronize()
+    sys.exit(0)
 mod = cp.RawModule(path=spec["cubin"])
 fn = mod.get_function(spec["kernel"])
 if spec["smem"] > 48 * 1024:
@@ -106,10 +113,10 @@ def find_cubin(ws, params, tunables):
     raise SystemExit(f"no cubin in {ws} for {tunables}")
 
 
-def ncu_median(spec, out_dir, name):
+def ncu_median(spec, out_dir, name, kernel=None):
     report = os.path.join(tempfile.mkdtemp(prefix="kwb-ncu-"), "report.csv")
     cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "--metrics", "gpu__time_duration.sum",
-           "-k", spec["kernel"], "--csv", "--log-file", report, sys.executable, "-c", LAUNCHER, json.dumps(spec)]
+           "-k", kernel or spec["kernel"], "--csv", "--log-file", report, sys.executable, "-c", LAUNCHER, json.dumps(spec)]
     subprocess.run(cmd, check=True, capture_output=True)
     values = []
     for line in open(report):
@@ -130,6 +137,8 @@ def main():
     repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     only = sys.argv[4].split(",") if len(sys.argv) > 4 else None
     rows, verdicts = [], {}
+    ncu_empty = ncu_median({"empty": True, "launches": 30}, out_dir, "empty kernel", "kwb_noop")
+    print(f"ncu empty kernel: {ncu_empty:.0f} ns", flush=True)
     for name, (path, op, bench, kernel, dims, buffers) in CASES.items():
         if (only and not any(o in name for o in only)) or (not only and name.startswith("row_sum")):
             continue
@@ -146,14 +155,15 @@ def main():
         ncu = ncu_median(spec, out_dir, name)
         kwb = statistics.median(medians)
         spread = (max(medians) - min(medians)) / kwb
-        raw = kwb - overhead  # what subtracting the empty-kernel window would give
+        raw = kwb - overhead  # what subtracting each tool's empty-kernel reading would give
         rows.append((name, " ".join(f"{k}={params[k]}" for k in tunables), kwb, spread, ncu, kwb / ncu - 1, overhead,
-                     raw / ncu - 1, medians))
+                     raw / (ncu - ncu_empty) - 1, medians))
         print(f"{name} [{[w for w in v['workloads'] if w.get('time')][-1]['time']['clock']}]: kwb {kwb / 1e3:.2f} us (spread {spread * 100:.2f} % over {repeats}), ncu {ncu / 1e3:.2f} us, "
-              f"diff {(kwb / ncu - 1) * 100:+.2f} % (empty-kernel window {overhead:.0f} ns; minus it: "
-              f"{(raw / ncu - 1) * 100:+.2f} %)", flush=True)
+              f"diff {(kwb / ncu - 1) * 100:+.2f} % (empty kernel: kwb {overhead:.0f} ns, ncu {ncu_empty:.0f} ns; "
+              f"both minus theirs: {(raw / (ncu - ncu_empty) - 1) * 100:+.2f} %)", flush=True)
     with open(os.path.join(out_dir, "fidelity.tsv"), "w") as f:
-        f.write("case\tconfig\tkwb_median_ns\tspread_pct\tncu_median_ns\tdiff_pct\tlaunch_overhead_ns\tdiff_minus_overhead_pct\tmedians\n")
+        f.write(f"# ncu empty kernel: {ncu_empty:.0f} ns\n")
+        f.write("case\tconfig\tkwb_median_ns\tspread_pct\tncu_median_ns\tdiff_pct\tlaunch_overhead_ns\tdiff_minus_empty_pct\tmedians\n")
         for name, cfg, kwb, spread, ncu, diff, overhead, rawdiff, medians in rows:
             f.write(f"{name}\t{cfg}\t{kwb:.0f}\t{spread * 100:.2f}\t{ncu:.0f}\t{diff * 100:+.2f}\t{overhead:.0f}\t"
                     f"{rawdiff * 100:+.2f}\t{','.join(f'{m:.0f}' for m in medians)}\n")

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace kwb::eval {
@@ -26,12 +27,14 @@ SharedArena& SharedArena::operator=(SharedArena&& o) noexcept {
     m_fd = o.m_fd;
     m_base = o.m_base;
     m_size = o.m_size;
+    m_file_size = o.m_file_size;
     m_slots = std::move(o.m_slots);
     m_pattern = std::move(o.m_pattern);
     m_guards = std::move(o.m_guards);
     o.m_fd = -1;
     o.m_base = nullptr;
     o.m_size = 0;
+    o.m_file_size = 0;
   }
   return *this;
 }
@@ -61,9 +64,15 @@ util::Result<void> SharedArena::layout(std::vector<TensorSlot>& slots) {
   }
   if (m_base) ::munmap(m_base, m_size);
   m_base = nullptr;
-  if (::ftruncate(m_fd, off_t(off)) != 0)
-    return util::fail("arena", std::string("cannot size shared buffers: ") + std::strerror(errno));
-  void* p = ::mmap(nullptr, off, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, 0);
+  // The file only grows: its pages stay allocated for the next workload (and, in the daemon's
+  // pooled GPU session, the next evaluation), and MAP_POPULATE maps them in one go instead of a
+  // page fault per 4 KiB on first touch.
+  if (off > m_file_size) {
+    if (::ftruncate(m_fd, off_t(off)) != 0)
+      return util::fail("arena", std::string("cannot size shared buffers: ") + std::strerror(errno));
+    m_file_size = off;
+  }
+  void* p = ::mmap(nullptr, off, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, m_fd, 0);
   if (p == MAP_FAILED) return util::fail("arena", std::string("mmap failed: ") + std::strerror(errno));
   m_base = static_cast<char*>(p);
   m_size = off;
@@ -110,7 +119,7 @@ std::optional<std::string> SharedArena::check_guards() const {
 
 void SharedArena::poison_outputs(unsigned char byte) {
   for (const auto& s : m_slots)
-    if (s.role != core::Role::in) std::memset(m_base + s.offset, byte, s.bytes);
+    if (s.role != core::Role::in) util::parallel_fill(m_base + s.offset, byte, s.bytes);
 }
 
 }  // namespace kwb::eval

@@ -51,6 +51,7 @@ class SharedArena {
   int m_fd = -1;
   char* m_base = nullptr;
   size_t m_size = 0;
+  size_t m_file_size = 0;  // the memfd's size: the largest layout so far
   std::vector<TensorSlot> m_slots;
   std::vector<unsigned char> m_pattern;  // expected guard bytes, laid out as in the arena
   std::vector<std::pair<size_t, size_t>> m_guards;  // (offset, length)

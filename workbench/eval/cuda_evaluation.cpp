@@ -222,6 +222,10 @@ bool CudaEvaluation::benchmark() {
   bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
   if (m_runner) m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
+  // The trusted side's share of validate + benchmark (the rest is the runner's and the launches').
+  m_verdict.summary.stage_ms["inputs"] = m_trusted.inputs_ms;
+  m_verdict.summary.stage_ms["reference_wait"] = m_trusted.reference_wait_ms;
+  m_verdict.summary.stage_ms["checks"] = m_trusted.checks_ms;
   if (m_runner) m_runner->finish();
   if (ok) emit(Stage::benchmark, true);
   return ok;

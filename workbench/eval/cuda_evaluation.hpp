@@ -29,7 +29,7 @@ struct CudaOptions {
   int compile_workers = 4;             // NVRTC workers compiling configs in parallel
   std::filesystem::path driver;        // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
   std::string nvcc;                    // cuda-launcher: nvcc to use; empty: the toolkit's (NvccToolchain)
-  std::string clock = "events";        // "events" | "cupti" (cuda form; docs/cuda.md "Timing")
+  std::string clock = "cupti";         // "cupti" | "events" (docs/cuda.md "Timing")
 };
 
 class CudaEvaluation : public Evaluation {
@@ -87,6 +87,7 @@ class CudaEvaluation : public Evaluation {
   SharedArena* m_arena = nullptr;         // the session's
   RunnerSession* m_runner = nullptr;      // the session's
   SeedSource m_seeds;
+  TrustedTimes m_trusted;  // the harnesses' input generation, reference wait and checks
   core::Verdict m_verdict;
   bool m_decided = false;
   std::chrono::steady_clock::time_point m_start;

@@ -1,14 +1,49 @@
 #include "eval/harness.hpp"
 
+#include <chrono>
 #include <cstring>
 
 #include "eval/compare.hpp"
 #include "eval/inputs.hpp"
 #include "spec/loader.hpp"
+#include "eval/vector_pool.hpp"
+#include "util/checksum.hpp"
 #include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace kwb::eval {
+
+namespace {
+
+// Adds the scope's wall time to *into (when there is one).
+class ScopeTimer {
+ public:
+  explicit ScopeTimer(double* into) : m_into(into), m_start(std::chrono::steady_clock::now()) {}
+  ~ScopeTimer() {
+    if (m_into)
+      *m_into += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
+  }
+
+ private:
+  double* m_into;
+  std::chrono::steady_clock::time_point m_start;
+};
+
+// Zeroes the reference's expected outputs on every core (bench outputs have hundreds of MB).
+void parallel_zero(std::vector<double>& v) {
+  constexpr size_t k_chunk = size_t(1) << 20;
+  util::parallel_chunks((v.size() + k_chunk - 1) / k_chunk, [&](size_t k) {
+    std::fill(v.begin() + long(k * k_chunk), v.begin() + long(std::min(v.size(), (k + 1) * k_chunk)), 0.0);
+  });
+}
+
+template <class T>
+void give_all(std::map<std::string, std::vector<T>>& buffers) {
+  for (auto& [name, v] : buffers) VectorPool<T>::give(std::move(v));
+  buffers.clear();
+}
+
+}  // namespace
 
 WorkloadHarness::WorkloadHarness(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
                                  SharedArena& arena, RunnerSession& runner, const core::Workload& workload,
@@ -39,36 +74,56 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
   std::vector<int64_t> params;
   for (const auto& p : m_spec.params) params.push_back(m_workload.params.at(p));
   if (auto r = m_runner.map(m_arena, m_slots, params); !r) return CheckFailure{r.error().status, r.error().reason};
-  m_previous.clear();
+  m_previous_sums.clear();
+  m_previous_key = util::secret_seed();
   return std::nullopt;
 }
 
 WorkloadHarness::~WorkloadHarness() {
   if (m_reference_done.valid()) m_reference_done.wait();
+  give_all(m_inputs);
+  give_all(m_expected);
+  give_all(m_first);
 }
 
 void WorkloadHarness::await_reference() {
-  if (m_reference_done.valid()) m_reference_done.get();
+  if (!m_reference_done.valid()) return;
+  ScopeTimer timer(m_times ? &m_times->reference_wait_ms : nullptr);
+  m_reference_done.get();
 }
 
 void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed) {
   await_reference();  // it reads the inputs and writes the expected outputs about to be replaced
+  ScopeTimer timer(m_times ? &m_times->inputs_ms : nullptr);
   m_distribution = dist.name;
+  m_dist = &dist;
   util::Rng rng(seed);
+  m_input_key = rng.next();
   core::ReferenceArgs args;
   args.variant = m_variant.name;
   args.params = m_workload.params;
   for (const auto& s : m_slots) {
     if (s.role != core::Role::out) {
-      auto& buf = m_inputs[s.name];
-      buf.resize(s.bytes);  // fill_tensor writes every element: no zeroing pass
-      fill_tensor(buf.data(), s.dtype, s.count, dist.tensors.at(s.name), rng);
-      util::parallel_copy(m_arena.data(s), buf.data(), s.bytes);
-      args.inputs[s.name] = buf.data();
+      // Generated in place and checksummed (DESIGN §6 rule 3); the reference reads the arena,
+      // which the runner's download overwrites with the same bytes unless the kernel changed its
+      // inputs, which the checksum then reports. Inout tensors keep a private copy: every call
+      // starts from it and the reference must see the values before the kernel's.
+      uint64_t fill_seed = rng.next();
+      m_input_seeds[s.name] = fill_seed;
+      fill_tensor_seeded(m_arena.data(s), s.dtype, s.count, dist.tensors.at(s.name), fill_seed);
+      m_input_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_input_key);
+      args.inputs[s.name] = m_arena.data(s);
+      if (s.role == core::Role::inout) {
+        auto& copy = m_inputs[s.name];
+        VectorPool<char>::fit(copy, s.bytes);
+        util::parallel_copy(copy.data(), m_arena.data(s), s.bytes);
+        args.inputs[s.name] = copy.data();
+      }
     }
     if (s.role != core::Role::in) {
       auto& want = m_expected[s.name];
-      want.assign(s.count, 0.0);
+      VectorPool<double>::fit(want, s.count);
+      parallel_zero(want);
       args.outputs[s.name] = &want;
     }
   }
@@ -80,10 +135,10 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
 
 std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed, unsigned char poison) {
   for (const auto& s : m_slots)  // inout tensors start from the input values
-    if (s.role == core::Role::inout) std::memcpy(m_arena.data(s), m_inputs[s.name].data(), s.bytes);
+    if (s.role == core::Role::inout) util::parallel_copy(m_arena.data(s), m_inputs[s.name].data(), s.bytes);
   m_arena.poison_outputs(poison);
   for (const auto& s : m_slots)
-    if (s.role == core::Role::inout) std::memcpy(m_arena.data(s), m_inputs[s.name].data(), s.bytes);
+    if (s.role == core::Role::inout) util::parallel_copy(m_arena.data(s), m_inputs[s.name].data(), s.bytes);
   m_arena.arm_guards(guard_seed);
   if (auto r = m_runner.call(); !r) return CheckFailure{r.error().status, context() + ": " + r.error().reason};
   return verify("", poison);
@@ -91,13 +146,16 @@ std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed,
 
 std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, unsigned char poison) {
   await_reference();
+  ScopeTimer timer(m_times ? &m_times->checks_ms : nullptr);
   ++m_result.checks;
   std::string where = context() + when;
   if (auto g = m_arena.check_guards()) return CheckFailure{core::Status::incorrect, where + ": " + *g};
   for (const auto& s : m_slots) {
     if (s.role != core::Role::in) continue;
-    const auto& mine = m_inputs[s.name];
-    if (util::parallel_equal(mine.data(), m_arena.data(s), s.bytes)) continue;
+    if (util::keyed_checksum(m_arena.data(s), s.bytes, m_input_key) == m_input_sums.at(s.name)) continue;
+    // Changed: generate the original again to say where.
+    std::vector<char> mine(s.bytes);
+    fill_tensor_seeded(mine.data(), s.dtype, s.count, m_dist->tensors.at(s.name), m_input_seeds.at(s.name));
     size_t esz = core::dtype_size(s.dtype), i = 0;
     while (i < s.count && std::memcmp(mine.data() + i * esz, m_arena.data(s) + i * esz, esz) == 0) ++i;
     auto idx = unravel(int64_t(i), s.shape);
@@ -118,24 +176,24 @@ std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, uns
     m_result.mismatches += c.mismatches;
     if (!m_result.first_mismatch) m_result.first_mismatch = c.first;
     std::string reason = where + ": " + describe_mismatch(c, tol, s.count, s.shape, s.name);
-    auto prev = m_previous.find(s.name);
-    if (prev != m_previous.end() && std::memcmp(prev->second.data(), m_arena.data(s), s.bytes) == 0)
+    auto prev = m_previous_sums.find(s.name);
+    if (prev != m_previous_sums.end() && util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key) == prev->second)
       reason += "; the output is identical to the one for the previous, different inputs: results cached "
                 "across calls (by pointer or shape)?";
     return CheckFailure{core::Status::incorrect, reason};
   }
   for (const auto& s : m_slots)
-    if (s.role != core::Role::in) {
-      m_previous[s.name].resize(s.bytes);
-      util::parallel_copy(m_previous[s.name].data(), m_arena.data(s), s.bytes);
-    }
+    if (s.role != core::Role::in) m_previous_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key);
   return std::nullopt;
 }
 
 std::optional<CheckFailure> WorkloadHarness::check_determinism(uint64_t guard_seed) {
-  std::map<std::string, std::vector<char>> first;
+  auto& first = m_first;
   for (const auto& s : m_slots)
-    if (s.role != core::Role::in) first[s.name].assign(m_arena.data(s), m_arena.data(s) + s.bytes);
+    if (s.role != core::Role::in) {
+      VectorPool<char>::fit(first[s.name], s.bytes);
+      util::parallel_copy(first[s.name].data(), m_arena.data(s), s.bytes);
+    }
   // The second run starts from a finite poison (0x7F bytes), so an element the kernel never
   // writes cannot pass where the expected value happens to be NaN.
   if (auto f = run_and_verify(guard_seed, 0x7f)) {
@@ -146,7 +204,7 @@ std::optional<CheckFailure> WorkloadHarness::check_determinism(uint64_t guard_se
   for (const auto& s : m_slots) {
     if (s.role == core::Role::in) continue;
     const auto& a = first[s.name];
-    if (std::memcmp(a.data(), m_arena.data(s), s.bytes) == 0) continue;
+    if (util::parallel_equal(a.data(), m_arena.data(s), s.bytes)) continue;
     size_t esz = core::dtype_size(s.dtype), i = 0;
     while (i < s.count && std::memcmp(a.data() + i * esz, m_arena.data(s) + i * esz, esz) == 0) ++i;
     auto idx = unravel(int64_t(i), s.shape);

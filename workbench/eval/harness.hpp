@@ -16,6 +16,15 @@
 
 namespace kwb::eval {
 
+// Where the trusted side's time goes, summed over the harnesses of one evaluation and reported
+// in the verdict's stage_ms (GPU evaluations): input generation and copies into the arena, the
+// wait for a reference still running in the background, and the output and input checks.
+struct TrustedTimes {
+  double inputs_ms = 0;
+  double reference_wait_ms = 0;
+  double checks_ms = 0;
+};
+
 struct CheckFailure {
   core::Status status = core::Status::incorrect;
   std::string reason;
@@ -31,6 +40,8 @@ class WorkloadHarness {
   // GPU evaluations: the reference runs in a background thread while the runner works, and the
   // next verify waits for it. Not for cpu candidates, whose timing it would disturb.
   void overlap_reference(bool on) { m_overlap = on; }
+  // Accumulates the trusted side's time into `t` (which must outlive the harness).
+  void account_to(TrustedTimes* t) { m_times = t; }
 
   // Lays out the arena and maps it in the runner.
   std::optional<CheckFailure> prepare();
@@ -59,11 +70,18 @@ class WorkloadHarness {
   const core::Workload& m_workload;
   core::WorkloadResult& m_result;
   std::vector<TensorSlot> m_slots;
-  std::map<std::string, std::vector<char>> m_inputs;      // private copies of in/inout tensors
+  // Inputs: generated in the arena from per-tensor seeds and checked by keyed checksums.
+  std::map<std::string, uint64_t> m_input_seeds, m_input_sums;
+  uint64_t m_input_key = 0;
+  const core::Distribution* m_dist = nullptr;
+  std::map<std::string, std::vector<char>> m_inputs;      // private copies of inout tensors
   std::map<std::string, std::vector<double>> m_expected;  // reference outputs
-  std::map<std::string, std::vector<char>> m_previous;    // outputs of the previous input set
+  std::map<std::string, std::vector<char>> m_first;       // determinism: the first run's outputs
+  std::map<std::string, uint64_t> m_previous_sums;        // checksums of the previous set's outputs
+  uint64_t m_previous_key = 0;
   std::string m_distribution;
   bool m_overlap = false;
+  TrustedTimes* m_times = nullptr;
   std::future<void> m_reference_done;
 };
 

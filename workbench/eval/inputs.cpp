@@ -73,10 +73,13 @@ void fill(const core::Generator& g, Kind kind, size_t count, util::Rng& rng, con
 }  // namespace
 
 void fill_tensor(void* data, core::DType dtype, size_t count, const core::Generator& gen, util::Rng& rng) {
+  fill_tensor_seeded(data, dtype, count, gen, rng.next());
+}
+
+void fill_tensor_seeded(void* data, core::DType dtype, size_t count, const core::Generator& gen, uint64_t seed) {
   std::vector<double> specials;
   for (const auto& name : gen.specials) specials.push_back(special_value(name, dtype));
   const Kind kind = kind_of(gen.kind);
-  const uint64_t seed = rng.next();
   const size_t chunks = (count + k_fill_chunk - 1) / k_fill_chunk;
   auto fill_chunk = [&](size_t c) {
     util::Rng chunk_rng(seed ^ (0x9e3779b97f4a7c15ULL * (c + 1)));

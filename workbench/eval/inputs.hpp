@@ -12,5 +12,8 @@ namespace kwb::eval {
 // depend only on the seed, never on the thread count.
 constexpr size_t k_fill_chunk = 1 << 20;
 void fill_tensor(void* data, core::DType dtype, size_t count, const core::Generator& gen, util::Rng& rng);
+// The same from a seed drawn beforehand (one draw of `rng` is what fill_tensor takes): the same
+// tensor can be generated again from it.
+void fill_tensor_seeded(void* data, core::DType dtype, size_t count, const core::Generator& gen, uint64_t seed);
 
 }  // namespace kwb::eval

@@ -14,7 +14,7 @@ struct EvalOptions {
   std::string cxx = "g++";
   uint64_t seed = 0;            // 0: secret seeds from getrandom (the default); else reproducible
   int time_budget_ms = 1000;    // per bench workload
-  std::string gpu_clock = "events";  // cuda form: "events" | "cupti" (the gpu-clock setting)
+  std::string gpu_clock = "cupti";  // "cupti" | "events" (the gpu-clock setting)
   int compile_timeout_ms = 60000;
   int run_timeout_ms = 10000;   // per runner command
   int threads = 1;

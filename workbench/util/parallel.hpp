@@ -39,6 +39,14 @@ inline void parallel_copy(void* dst, const void* src, size_t bytes) {
   });
 }
 
+inline void parallel_fill(void* dst, unsigned char byte, size_t bytes) {
+  const size_t chunks = (bytes + k_parallel_bytes - 1) / k_parallel_bytes;
+  parallel_chunks(chunks, [&](size_t k) {
+    size_t at = k * k_parallel_bytes;
+    std::memset(static_cast<char*>(dst) + at, byte, std::min(k_parallel_bytes, bytes - at));
+  });
+}
+
 inline bool parallel_equal(const void* a, const void* b, size_t bytes) {
   const size_t chunks = (bytes + k_parallel_bytes - 1) / k_parallel_bytes;
   std::atomic<bool> same{true};

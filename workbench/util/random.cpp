@@ -41,22 +41,6 @@ Rng::Rng(uint64_t seed) {
   for (auto& s : m_s) s = splitmix64(seed);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t Rng::next() {
-  const uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-  const uint64_t t = m_s[1] << 17;
-  m_s[2] ^= m_s[0];
-  m_s[3] ^= m_s[1];
-  m_s[1] ^= m_s[2];
-  m_s[0] ^= m_s[3];
-  m_s[2] ^= t;
-  m_s[3] = rotl(m_s[3], 45);
-  return result;
-}
-
-double Rng::uniform01() { return double(next() >> 11) * 0x1.0p-53; }
-
 double Rng::normal() {
   // Box-Muller gives two independent normals per pair of uniforms: keep the second.
   if (m_has_spare) {

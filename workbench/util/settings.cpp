@@ -20,8 +20,9 @@ const SettingInfo k_settings[] = {
     {"bwrap", "KWB_BWRAP", "/usr/bin/bwrap", "bubblewrap executable used by the sandbox"},
     {"cxx", "KWB_CXX", "g++", "C++ compiler for cpu candidates (g++ or clang++)"},
     {"time-budget-ms", "KWB_TIME_BUDGET_MS", "1000", "Timing budget per bench workload, milliseconds"},
-    {"gpu-clock", "KWB_GPU_CLOCK", "events",
-     "Sample clock of cuda candidates: 'events' (CUDA events) or 'cupti' (kernel timestamps; opt-in)"},
+    {"gpu-clock", "KWB_GPU_CLOCK", "cupti",
+     "Sample clock of GPU candidates: 'cupti' (the device's own timestamps of the work; CUDA events where "
+     "CUPTI is missing) or 'events' (CUDA events around the launches)"},
     {"compile-timeout-ms", "KWB_COMPILE_TIMEOUT_MS", "60000", "Wall-clock limit of a sandboxed compile"},
     {"run-timeout-ms", "KWB_RUN_TIMEOUT_MS", "10000", "Wall-clock limit of one runner command (call or timing batch)"},
     {"threads", "KWB_THREADS", "1", "Threads a cpu candidate may use (OMP_NUM_THREADS in the runner)"},

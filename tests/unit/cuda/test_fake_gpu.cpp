@@ -108,7 +108,10 @@ TEST_F(FakeGpu, WriteBeyondTheOutputHitsTheDeviceGuard) {
   expect(eval(kernel("overrun")), "incorrect", "past the end of output c");
 }
 
-TEST_F(FakeGpu, InputMutationIsSeen) { expect(eval(kernel("mutate")), "incorrect", "input a was modified"); }
+TEST_F(FakeGpu, InputMutationIsSeenAndLocated) {
+  // Inputs are checked by checksum; the original is generated again from its seed to say where.
+  expect(eval(kernel("mutate")), "incorrect", "input a was modified by the kernel (first change at [0])");
+}
 
 TEST_F(FakeGpu, StaleOutputIsPoison) { expect(eval(kernel("stale")), "incorrect", "never written"); }
 
