@@ -17,7 +17,7 @@ namespace kwb::gpu {
 namespace {
 
 struct Span {
-  std::string name;  // kernels'; empty for memcpy and memset
+  std::string name;
   uint64_t start = 0, end = 0;
 };
 
@@ -43,12 +43,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
         g_spans.push_back({k->name ? k->name : "", k->start, k->end});
-      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-        auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
-        g_spans.push_back({"", m->start, m->end});
-      } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-        auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(record);
-        g_spans.push_back({"", m->start, m->end});
       }
   }
   std::free(buffer);
@@ -79,8 +73,7 @@ bool CuptiClock::open(std::string& error) {
     return false;
   }
   if (reg(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
-      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS || enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
-      enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
     error = "CUPTI refused kernel activity records";
     return false;
   }
@@ -122,14 +115,14 @@ int64_t CuptiClock::take(const std::vector<std::string>& names, int& count) {
       drain(m_lib), [&](const Span& s) { return std::find(names.begin(), names.end(), s.name) != names.end(); }, count);
 }
 
-std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>& names, size_t per_sample, size_t expected,
-                                           size_t& recorded) {
+std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>& names, uint64_t since, size_t per_sample,
+                                           size_t expected, size_t& recorded) {
   recorded = 0;
   if (!m_ready || per_sample == 0) return {};
   std::vector<Span> mine;
   for (int attempt = 0; attempt < 2 && mine.size() < expected; ++attempt)
     for (auto& s : drain(m_lib))
-      if (std::find(names.begin(), names.end(), s.name) != names.end()) mine.push_back(std::move(s));
+      if (s.start >= since && std::find(names.begin(), names.end(), s.name) != names.end()) mine.push_back(std::move(s));
   recorded = mine.size();
   if (mine.size() != expected || expected % per_sample != 0) return {};
   std::sort(mine.begin(), mine.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
@@ -140,17 +133,6 @@ std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>& names
     spans.push_back(span_of(group, [](const Span&) { return true; }, count));
   }
   return spans;
-}
-
-int64_t CuptiClock::take_since(uint64_t since, const std::vector<std::string>& exclude, int& count) {
-  count = 0;
-  if (!m_ready) return 0;
-  return span_of(
-      drain(m_lib),
-      [&](const Span& s) {
-        return s.start >= since && std::find(exclude.begin(), exclude.end(), s.name) == exclude.end();
-      },
-      count);
 }
 
 uint64_t CuptiClock::now() const {
@@ -167,13 +149,9 @@ int64_t CuptiClock::take(const std::vector<std::string>&, int& count) {
   count = 0;
   return 0;
 }
-std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>&, size_t, size_t, size_t& recorded) {
+std::vector<int64_t> CuptiClock::take_each(const std::vector<std::string>&, uint64_t, size_t, size_t, size_t& recorded) {
   recorded = 0;
   return {};
-}
-int64_t CuptiClock::take_since(uint64_t, const std::vector<std::string>&, int& count) {
-  count = 0;
-  return 0;
 }
 uint64_t CuptiClock::now() const { return 0; }
 #endif

@@ -12,22 +12,20 @@ namespace kwb::gpu {
 
 class CuptiClock {
  public:
-  // Loads libcupti and enables kernel, memcpy and memset activity records; false with `error`.
+  // Loads libcupti and enables kernel activity records; false with `error` set.
   bool open(std::string& error);
   bool ready() const { return m_ready; }
   // Flushes the records and returns last end - first start over the kernels launched since the
   // previous take() whose names are in `names`; `count` is how many there were.
   int64_t take(const std::vector<std::string>& names, int& count);
-  // A queued batch: the kernels named in `names` since the previous take, in start order, cut
-  // into consecutive groups of `per_sample` (one group per sample); each group's span. Empty when
-  // the records are not the `expected` number of launches (flushed a second time before giving up:
-  // records of the last kernels can arrive after the first flush).
+  // A queued batch: the kernels named in `names` that started at or after `since` (a now()
+  // reading taken before the batch was queued: records of earlier launches can arrive late, in a
+  // later flush), in start order, cut into consecutive groups of `per_sample` (one group per
+  // sample); each group's span. Empty when the records are not the `expected` number of launches
+  // (flushed a second time before giving up, for records of the last kernels that arrive late).
   // `recorded` is how many launches of `names` CUPTI reported.
-  std::vector<int64_t> take_each(const std::vector<std::string>& names, size_t per_sample, size_t expected,
-                                 size_t& recorded);
-  // The same over every kernel, memcpy and memset that started at or after `since` (a now()
-  // reading) except the kernels named in `exclude`: the span of a launcher's work.
-  int64_t take_since(uint64_t since, const std::vector<std::string>& exclude, int& count);
+  std::vector<int64_t> take_each(const std::vector<std::string>& names, uint64_t since, size_t per_sample,
+                                 size_t expected, size_t& recorded);
   // CUPTI's clock, which its records use (0 when not ready).
   uint64_t now() const;
 

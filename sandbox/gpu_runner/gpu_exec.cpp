@@ -81,7 +81,7 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   }
   std::string error;
   if (!load_helpers(error)) return reply_error(error);
-  if (m_overhead_ns < 0 || m_overhead_by_cupti != m_use_cupti) measure_overhead();
+  if (m_overhead_ns < 0 || m_overhead_by_cupti != (m_use_cupti && !m_launcher)) measure_overhead();
   // The inputs (and armed guards) the parent prepared, once; outputs are re-poisoned per sample.
   // "upload": false when the parent's arena has not changed since the last upload (the device
   // already holds the same inputs and guards; whatever a candidate did to them stays visible to
@@ -134,7 +134,7 @@ std::string GpuRunner::flush_l2() {
 // latency included) or CUPTI's kernel duration.
 void GpuRunner::measure_overhead() {
   m_overhead_ns = 0;
-  m_overhead_by_cupti = m_use_cupti;
+  m_overhead_by_cupti = m_use_cupti && !m_launcher;
   if (!m_noop) return;
   const std::vector<std::string> noop = {"kwb_noop"};
   std::vector<float> ms;
@@ -147,7 +147,7 @@ void GpuRunner::measure_overhead() {
     float t = 0;
     m_cu.cuEventElapsedTime(&t, m_start, m_stop);
     int recorded = 0;
-    if (m_use_cupti)
+    if (m_overhead_by_cupti)
       if (int64_t span = m_cupti.take(noop, recorded); recorded == 1 && span > 0) t = float(double(span) * 1e-6);
     if (i > 0) ms.push_back(t);  // the first is a warm-up
   }

@@ -4,8 +4,8 @@
 //   device and a sample costs the flush and the kernels, not a host round trip (with a sync,
 //   NVML query and CUPTI flush per sample, a 5 us kernel took ~0.5 ms per sample on the H200).
 //   CUPTI's records are matched to samples in start order.
-// - cuda-launcher: one sample at a time: the host entry runs between the events, and every sample
-//   ends with the check for work that escaped the stream.
+// - cuda-launcher: one sample at a time, by CUDA events: the host entry runs between the events,
+//   and every sample ends with the check for work that escaped the stream.
 #include <cmath>
 
 #include "gpu_runner/gpu_runner.hpp"
@@ -14,8 +14,6 @@ namespace kwb::gpu {
 
 namespace {
 constexpr int k_max_retakes_per_sample = 2;
-// The runner's own kernels, never part of a launcher's span.
-const std::vector<std::string> k_helper_kernels = {"kwb_dirty_smem", "kwb_fma_peak", "kwb_l2_clean", "kwb_noop"};
 }  // namespace
 
 std::string GpuRunner::prepare_sample() {
@@ -35,7 +33,9 @@ std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
   for (const auto& k : m_kernels) names.push_back(k.name);
   // The SM clock is read once the batch is done (the device was busy up to then); a throttled
   // batch is taken again once, then kept and counted.
+  uint64_t since = 0;
   for (int attempt = 0;; ++attempt) {
+    since = m_use_cupti ? m_cupti.now() : 0;
     for (int i = 0; i < calls; ++i) {
       if (auto s = prepare_sample(); !s.empty()) return s;
       m_cu.cuEventRecord(m_batch_events[2 * i], m_stream);
@@ -50,7 +50,7 @@ std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
     if (attempt == 0) {
       m_discarded += calls;
       size_t dropped = 0;
-      if (m_use_cupti) m_cupti.take_each(names, m_kernels.size(), 0, dropped);  // drop the batch's records
+      if (m_use_cupti) m_cupti.take_each(names, since, m_kernels.size(), 0, dropped);  // drop the batch's records
       continue;
     }
     m_throttled_kept += calls;
@@ -60,7 +60,7 @@ std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
   const size_t launches = size_t(calls) * m_kernels.size();
   size_t recorded = 0;
   std::vector<int64_t> spans =
-      m_use_cupti ? m_cupti.take_each(names, m_kernels.size(), launches, recorded) : std::vector<int64_t>{};
+      m_use_cupti ? m_cupti.take_each(names, since, m_kernels.size(), launches, recorded) : std::vector<int64_t>{};
   const bool by_cupti = spans.size() == size_t(calls);
   if (m_use_cupti && !by_cupti) {  // reported by stats, and in the verdict as a note
     ++m_cupti_short_batches;
@@ -84,13 +84,6 @@ std::string GpuRunner::time_one_by_one(int calls, std::vector<int64_t>& ns) {
   int retakes = 0, sample_retakes = 0;
   for (int i = 0; i < calls;) {
     if (auto s = prepare_sample(); !s.empty()) return s;
-    // A launcher's span is everything the device ran from here on but the runner's helpers, so
-    // the runner's own memsets must be done first.
-    uint64_t since = 0;
-    if (m_use_cupti) {
-      if (auto s = check(m_cu.cuStreamSynchronize(m_stream), "flushing L2"); !s.empty()) return s;
-      since = m_cupti.now();
-    }
     m_cu.cuEventRecord(m_start, m_stream);
     if (auto s = launch_plan(); !s.empty()) return s;
     m_cu.cuEventRecord(m_stop, m_stream);
@@ -98,14 +91,6 @@ std::string GpuRunner::time_one_by_one(int calls, std::vector<int64_t>& ns) {
     if (auto s = check_no_escape(); !s.empty()) return s;
     float ms = 0;
     m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
-    double sample_ns = double(ms) * 1e6;
-    bool by_cupti = false;
-    if (m_use_cupti) {
-      int recorded = 0;
-      int64_t span = m_cupti.take_since(since, k_helper_kernels, recorded);
-      by_cupti = recorded > 0 && span > 0;
-      if (by_cupti) sample_ns = double(span);
-    }
     unsigned clock = 0;
     if (throttled(clock)) {
       if (sample_retakes < k_max_retakes_per_sample && retakes < calls) {  // take it again
@@ -116,8 +101,8 @@ std::string GpuRunner::time_one_by_one(int calls, std::vector<int64_t>& ns) {
       }
       ++m_throttled_kept;
     }
-    ns.push_back(std::llround(sample_ns));
-    ++(by_cupti ? m_cupti_samples : m_event_samples);
+    ns.push_back(std::llround(double(ms) * 1e6));
+    ++m_event_samples;
     sample_retakes = 0;
     ++i;
   }

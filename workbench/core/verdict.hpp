@@ -37,11 +37,11 @@ struct TimeStats {
   int samples = 0;
   int discarded = 0;
   std::string stop_reason;  // "converged" | "budget" | "max_samples"
-  std::string clock;        // "steady_clock" | "cuda_event"
+  std::string clock;        // "steady_clock" | "cuda_event" | "cupti_kernel" | "mixed"
   bool cold = true;         // caches flushed before each sample
-  // cuda_event: an empty kernel timed the same way (after the flush, between the same events),
-  // once per runner session: what the timing window adds at least. Not subtracted (docs/cuda.md
-  // "Timing"); it says how much of a few-microsecond kernel's time is launch overhead.
+  // GPU: an empty kernel timed the same way (after the flush, by the same clock), once per runner
+  // session: the floor of what the clock reads (CUDA events: the launch latency in the window;
+  // CUPTI: the empty kernel's own duration). Not subtracted (docs/cuda.md "Timing").
   double launch_overhead_ns = 0;
 };
 
