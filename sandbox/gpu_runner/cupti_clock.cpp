@@ -55,23 +55,34 @@ F symbol(void* lib, const char* name) {
 
 }  // namespace
 
-bool CuptiClock::open(std::string& error) {
-  if (m_ready) return true;
+bool CuptiClock::load(std::string& error) {
+  if (m_loaded || !m_load_error.empty()) {
+    error = m_load_error;
+    return m_loaded;
+  }
   for (const char* path : {"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
                            "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", "libcupti.so"})
     if ((m_lib = ::dlopen(path, RTLD_NOW | RTLD_LOCAL))) break;
   if (!m_lib) {
-    error = "libcupti not found";
+    error = m_load_error = "libcupti not found";
     return false;
   }
-  auto reg = symbol<decltype(&::cuptiActivityRegisterCallbacks)>(m_lib, "cuptiActivityRegisterCallbacks");
-  auto enable = symbol<decltype(&::cuptiActivityEnable)>(m_lib, "cuptiActivityEnable");
   g_next = symbol<decltype(&::cuptiActivityGetNextRecord)>(m_lib, "cuptiActivityGetNextRecord");
   g_timestamp = symbol<decltype(&::cuptiGetTimestamp)>(m_lib, "cuptiGetTimestamp");
-  if (!reg || !enable || !g_next || !g_timestamp || !symbol<void*>(m_lib, "cuptiActivityFlushAll")) {
-    error = "libcupti lacks the activity API";
+  if (!symbol<void*>(m_lib, "cuptiActivityRegisterCallbacks") || !symbol<void*>(m_lib, "cuptiActivityEnable") ||
+      !g_next || !g_timestamp || !symbol<void*>(m_lib, "cuptiActivityFlushAll")) {
+    error = m_load_error = "libcupti lacks the activity API";
     return false;
   }
+  m_loaded = true;
+  return true;
+}
+
+bool CuptiClock::open(std::string& error) {
+  if (m_ready) return true;
+  if (!load(error)) return false;
+  auto reg = symbol<decltype(&::cuptiActivityRegisterCallbacks)>(m_lib, "cuptiActivityRegisterCallbacks");
+  auto enable = symbol<decltype(&::cuptiActivityEnable)>(m_lib, "cuptiActivityEnable");
   if (reg(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
       enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
     error = "CUPTI refused kernel activity records";
@@ -141,6 +152,10 @@ uint64_t CuptiClock::now() const {
   return t;
 }
 #else
+bool CuptiClock::load(std::string& error) {
+  error = "built without cupti.h";
+  return false;
+}
 bool CuptiClock::open(std::string& error) {
   error = "built without cupti.h";
   return false;

@@ -12,7 +12,10 @@ namespace kwb::gpu {
 
 class CuptiClock {
  public:
-  // Loads libcupti and enables kernel activity records; false with `error` set.
+  // Loads libcupti (dlopen and symbol lookup, ~10 ms: done at the session's start-up, before
+  // a candidate is known); false with `error` set.
+  bool load(std::string& error);
+  // load() and enables kernel activity records; false with `error` set.
   bool open(std::string& error);
   bool ready() const { return m_ready; }
   // Flushes the records and returns last end - first start over the kernels launched since the
@@ -31,6 +34,8 @@ class CuptiClock {
 
  private:
   bool m_ready = false;
+  bool m_loaded = false;
+  std::string m_load_error;
   void* m_lib = nullptr;
 };
 

@@ -64,21 +64,24 @@ nlohmann::json GpuRunner::call() {
   return {{"ok", true}, {"ns", {std::llround(double(ms) * 1e6)}}};
 }
 
+std::string GpuRunner::ensure_flush_buffer(size_t bytes) {
+  size_t flush = std::max(bytes, size_t(2) * size_t(m_l2));
+  if (flush <= m_flush_bytes) return {};
+  if (m_flush) m_cu.cuMemFree(m_flush);
+  m_flush = 0;
+  m_flush_bytes = 0;
+  if (auto s = check(m_cu.cuMemAlloc(&m_flush, flush), "allocating the L2 flush buffer"); !s.empty()) return s;
+  m_flush_bytes = flush;
+  m_cu.cuMemsetD8(m_flush, 0, m_flush_bytes);  // zeros: kwb_l2_clean's XOR never hits its sink pattern
+  if (!m_sink && check(m_cu.cuMemAlloc(&m_sink, 64), "allocating the flush sink").empty())
+    m_cu.cuMemsetD8(m_sink, 0, 64);
+  return {};
+}
+
 nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   if (auto s = prepare_args(); !s.empty()) return reply_error(s);
   int calls = cmd.at("calls").get<int>();
-  size_t flush = std::max(cmd.value("flush_bytes", size_t(0)), size_t(2) * size_t(m_l2));
-  if (flush > m_flush_bytes) {
-    if (m_flush) m_cu.cuMemFree(m_flush);
-    m_flush = 0;
-    m_flush_bytes = 0;
-    if (auto s = check(m_cu.cuMemAlloc(&m_flush, flush), "allocating the L2 flush buffer"); !s.empty())
-      return reply_error(s);
-    m_flush_bytes = flush;
-    m_cu.cuMemsetD8(m_flush, 0, m_flush_bytes);  // zeros: kwb_l2_clean's XOR never hits its sink pattern
-    if (!m_sink && check(m_cu.cuMemAlloc(&m_sink, 64), "allocating the flush sink").empty())
-      m_cu.cuMemsetD8(m_sink, 0, 64);
-  }
+  if (auto s = ensure_flush_buffer(cmd.value("flush_bytes", size_t(0))); !s.empty()) return reply_error(s);
   std::string error;
   if (!load_helpers(error)) return reply_error(error);
   if (m_overhead_ns < 0 || m_overhead_by_cupti != (m_use_cupti && !m_launcher)) measure_overhead();

@@ -80,6 +80,11 @@ class GpuRunner {
   std::string prepare_sample();  // poison outputs, zero the workspace, flush L2 (queued)
   std::string time_queued(int calls, std::vector<int64_t>& ns);     // cuda form
   std::string time_one_by_one(int calls, std::vector<int64_t>& ns);  // cuda-launcher
+  std::string ensure_flush_buffer(size_t bytes);  // at least `bytes` and 2 x L2
+  // Start-up work that does not depend on the candidate, done by `device` so that a pre-started
+  // session has it behind it: the helper module, the flush buffer, the helpers' first launches
+  // (lazy loading) and libcupti.
+  void warm_up();
   std::string flush_l2();  // evicts every line from L2, leaving it clean (untimed)
   void measure_overhead();  // m_overhead_ns, once per session and clock (after the flush buffer exists)
   void unmap();

@@ -2,9 +2,9 @@
 // (f32 as is, bf16 decoded exactly), in i-p-j order so the inner loop vectorises.
 #include <algorithm>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
+#include "core/parallel_ranges.hpp"
 #include "core/reference.hpp"
 
 namespace kwb::reference {
@@ -50,13 +50,7 @@ void gemm(const core::ReferenceArgs& a) {
       }
     }
   };
-  const int64_t work = m * n * k;
-  const int64_t threads =
-      work < (int64_t(1) << 24) ? 1 : std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, std::max<int64_t>(m, 1));
-  if (threads == 1) return rows(0, m);
-  std::vector<std::thread> pool;
-  for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, m * t / threads, m * (t + 1) / threads);
-  for (auto& t : pool) t.join();
+  core::parallel_ranges(m, m * n * k, rows);
 }
 
 }  // namespace kwb::reference

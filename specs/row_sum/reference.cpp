@@ -1,4 +1,5 @@
 // Trusted reference for row_sum: each row summed in double, left to right.
+#include "core/parallel_ranges.hpp"
 #include "core/reference.hpp"
 
 namespace kwb::reference {
@@ -7,12 +8,14 @@ void row_sum(const core::ReferenceArgs& a) {
   const int64_t rows = a.param("rows"), cols = a.param("cols");
   const float* x = a.in<float>("x");
   double* y = a.out("y");
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * cols;
-    double s = 0;
-    for (int64_t c = 0; c < cols; ++c) s += double(xr[c]);
-    y[r] = s;
-  }
+  core::parallel_ranges(rows, rows * cols, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xr = x + r * cols;
+      double s = 0;
+      for (int64_t c = 0; c < cols; ++c) s += double(xr[c]);
+      y[r] = s;
+    }
+  });
 }
 
 }  // namespace kwb::reference

@@ -2,6 +2,7 @@
 // a + b is formed exactly enough in double and rounded once to f32; for + this double rounding is
 // innocuous (53 >= 2*24 + 2), so the result is the IEEE f32 sum, including overflow to Inf,
 // Inf - Inf = NaN and signed zeros.
+#include "core/parallel_ranges.hpp"
 #include "core/reference.hpp"
 
 namespace kwb::reference {
@@ -11,7 +12,9 @@ void vector_add(const core::ReferenceArgs& a) {
   const float* x = a.in<float>("a");
   const float* y = a.in<float>("b");
   double* c = a.out("c");
-  for (int64_t i = 0; i < n; ++i) c[i] = double(float(double(x[i]) + double(y[i])));
+  core::parallel_ranges(n, n, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) c[i] = double(float(double(x[i]) + double(y[i])));
+  });
 }
 
 }  // namespace kwb::reference

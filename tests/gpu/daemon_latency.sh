@@ -28,11 +28,12 @@ submit() {  # $1: tag -> prints "wall_ms<TAB>status<TAB>stage json"
 import json, sys
 v = json.load(open(sys.argv[1]))
 s = v["summary"]["stage_ms"]
-print("\t".join([sys.argv[2], v["status"]] + ["%.0f" % s.get(k, 0) for k in ("analyze", "compile", "runner_start", "validate", "benchmark", "runner", "inputs", "reference_wait", "checks")]
+print("\t".join([sys.argv[2], v["status"]] + ["%.0f" % s.get(k, 0) for k in ("analyze", "compile", "runner_start", "validate", "benchmark", "runner", "runner_setup",
+                                                          "runner_calls", "runner_timing", "inputs", "reference_wait", "checks")]
                 + ["%.0f" % v["summary"]["wall_ms"]]))
 PY
 }
-echo -e "wall_ms\tstatus\tanalyze_ms\tcompile_ms\trunner_start_ms\tvalidate_ms\tbenchmark_ms\trunner_ms\tinputs_ms\treference_wait_ms\tchecks_ms\teval_wall_ms" > "$out/latency.tsv"
+echo -e "wall_ms\tstatus\tanalyze_ms\tcompile_ms\trunner_start_ms\tvalidate_ms\tbenchmark_ms\trunner_ms\trunner_setup_ms\trunner_calls_ms\trunner_timing_ms\tinputs_ms\treference_wait_ms\tchecks_ms\teval_wall_ms" > "$out/latency.tsv"
 submit warm > "$out/warmup.tsv"
 for i in $(seq "$n"); do submit "$i" >> "$out/latency.tsv"; done
 cat "$out/warmup.tsv" "$out/latency.tsv"

@@ -17,7 +17,8 @@ For each case (a shipped cuda kernel and one of its bench workloads, each at lea
 Writes fidelity.tsv: case, workbench median of medians, spread (max-min)/median of the REPEATS
 medians, ncu median, workbench/ncu - 1, and the same if each tool's reading of an empty kernel
 (the workbench's time.launch_overhead_ns; ncu's median over 30 launches of an empty kernel) were
-subtracted from its time, and fidelity_verdicts.json (each case's last verdict).
+subtracted from its time, the SM clock range the workbench's NVML read (time.sm_clock_min/max_mhz)
+and the SM and DRAM clocks ncu measured during the kernels, and fidelity_verdicts.json (each case's last verdict).
 KWB_GPU_CLOCK=events in the environment measures the CUDA-event clock instead of the default
 CUPTI timestamps (each verdict's time.clock says which one was used).
 The launch geometry is restated here per kernel (it must match the kernels' kwb:launch lines).
@@ -114,23 +115,31 @@ def find_cubin(ws, params, tunables):
     raise SystemExit(f"no cubin in {ws} for {tunables}")
 
 
+CLOCKS = ["gpc__cycles_elapsed.avg.per_second", "dram__cycles_elapsed.avg.per_second"]
+
+
 def ncu_median(spec, out_dir, name, kernel=None):
+    """Median gpu__time_duration (ns) over the launches after the first five, and the median SM
+    (GPC) and DRAM clocks ncu saw during them (MHz), to compare with the clocks the workbench saw."""
     report = os.path.join(tempfile.mkdtemp(prefix="kwb-ncu-"), "report.csv")
-    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "--metrics", "gpu__time_duration.sum",
+    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "--metrics",
+           ",".join(["gpu__time_duration.sum"] + CLOCKS),
            "-k", kernel or spec["kernel"], "--csv", "--log-file", report, sys.executable, "-c", LAUNCHER, json.dumps(spec)]
     subprocess.run(cmd, check=True, capture_output=True)
-    values = []
+    values = {}
+    scales = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "ns": 1, "us": 1e3, "ms": 1e6,
+              "cycle/nsecond": 1e3, "cycle/usecond": 1, "cycle/second": 1e-6, "Ghz": 1e3, "Mhz": 1, "hz": 1e-6}
     for line in open(report):
         cells = [c.strip('"') for c in line.rstrip("\n").split('","')]
-        if len(cells) > 3 and cells[-3] == "gpu__time_duration.sum":
+        if len(cells) > 3 and cells[-3] in ["gpu__time_duration.sum"] + CLOCKS:
             unit, value = cells[-2], float(cells[-1].replace(",", ""))
-            scale = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "ns": 1, "us": 1e3, "ms": 1e6}[unit]
-            values.append(value * scale)
+            values.setdefault(cells[-3], []).append(value * scales.get(unit, float("nan")))
     with open(os.path.join(out_dir, "ncu_reports.csv"), "a") as f:
         f.write(f"# {name}\n" + open(report).read())
-    if not values:
+    if not values.get("gpu__time_duration.sum"):
         raise SystemExit(f"ncu reported no gpu__time_duration for {name}: see {report}")
-    return statistics.median(values[5:] if len(values) > 10 else values)  # skip the first launches' warm-up
+    med = {k: statistics.median(v[5:] if len(v) > 10 else v) for k, v in values.items()}  # skip warm-up launches
+    return med["gpu__time_duration.sum"], med.get(CLOCKS[0], 0), med.get(CLOCKS[1], 0)
 
 
 def main():
@@ -138,7 +147,7 @@ def main():
     repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     only = sys.argv[4].split(",") if len(sys.argv) > 4 else None
     rows, verdicts = [], {}
-    ncu_empty = ncu_median({"empty": True, "launches": 30}, out_dir, "empty kernel", "kwb_noop")
+    ncu_empty, _, _ = ncu_median({"empty": True, "launches": 30}, out_dir, "empty kernel", "kwb_noop")
     print(f"ncu empty kernel: {ncu_empty:.0f} ns", flush=True)
     for name, (path, op, bench, kernel, dims, buffers) in CASES.items():
         if only and not any(o in name for o in only):
@@ -153,21 +162,23 @@ def main():
         grid, block, smem = dims(params)
         spec = {"cubin": find_cubin(ws, params, tunables), "kernel": kernel, "grid": grid, "block": block, "smem": smem,
                 "args": buffers(params), "launches": 30}
-        ncu = ncu_median(spec, out_dir, name)
+        ncu, ncu_sm, ncu_dram = ncu_median(spec, out_dir, name)
+        t = next(w for w in v["workloads"] if w["name"] == bench and w.get("time"))["time"]
+        clocks = f"SM clock: kwb {t.get('sm_clock_min_mhz', 0)}-{t.get('sm_clock_max_mhz', 0)} MHz, ncu {ncu_sm:.0f} MHz (DRAM {ncu_dram:.0f} MHz)"
         kwb = statistics.median(medians)
         spread = (max(medians) - min(medians)) / kwb
         raw = kwb - overhead  # what subtracting each tool's empty-kernel reading would give
         rows.append((name, " ".join(f"{k}={params[k]}" for k in tunables), kwb, spread, ncu, kwb / ncu - 1, overhead,
-                     raw / (ncu - ncu_empty) - 1, medians))
+                     raw / (ncu - ncu_empty) - 1, medians, clocks))
         print(f"{name} [{[w for w in v['workloads'] if w.get('time')][-1]['time']['clock']}]: kwb {kwb / 1e3:.2f} us (spread {spread * 100:.2f} % over {repeats}), ncu {ncu / 1e3:.2f} us, "
               f"diff {(kwb / ncu - 1) * 100:+.2f} % (empty kernel: kwb {overhead:.0f} ns, ncu {ncu_empty:.0f} ns; "
-              f"both minus theirs: {(raw / (ncu - ncu_empty) - 1) * 100:+.2f} %)", flush=True)
+              f"both minus theirs: {(raw / (ncu - ncu_empty) - 1) * 100:+.2f} %; {clocks})", flush=True)
     with open(os.path.join(out_dir, "fidelity.tsv"), "w") as f:
         f.write(f"# ncu empty kernel: {ncu_empty:.0f} ns\n")
-        f.write("case\tconfig\tkwb_median_ns\tspread_pct\tncu_median_ns\tdiff_pct\tlaunch_overhead_ns\tdiff_minus_empty_pct\tmedians\n")
-        for name, cfg, kwb, spread, ncu, diff, overhead, rawdiff, medians in rows:
+        f.write("case\tconfig\tkwb_median_ns\tspread_pct\tncu_median_ns\tdiff_pct\tlaunch_overhead_ns\tdiff_minus_empty_pct\tmedians\tclocks\n")
+        for name, cfg, kwb, spread, ncu, diff, overhead, rawdiff, medians, clocks in rows:
             f.write(f"{name}\t{cfg}\t{kwb:.0f}\t{spread * 100:.2f}\t{ncu:.0f}\t{diff * 100:+.2f}\t{overhead:.0f}\t"
-                    f"{rawdiff * 100:+.2f}\t{','.join(f'{m:.0f}' for m in medians)}\n")
+                    f"{rawdiff * 100:+.2f}\t{','.join(f'{m:.0f}' for m in medians)}\t{clocks}\n")
     with open(os.path.join(out_dir, "fidelity_verdicts.json"), "w") as f:
         json.dump(verdicts, f)
 

@@ -43,6 +43,8 @@ struct TimeStats {
   // session: the floor of what the clock reads (CUDA events: the launch latency in the window;
   // CUPTI: the empty kernel's own duration). Not subtracted (docs/cuda.md "Timing").
   double launch_overhead_ns = 0;
+  // GPU: the SM clock NVML read at each timing batch (0 when unknown), to compare runs and tools.
+  unsigned sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
 };
 
 struct RooflineResult {

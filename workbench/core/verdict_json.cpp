@@ -40,7 +40,8 @@ nlohmann::json to_json(const TimeStats& t) {
           {"max_ns", t.max_ns}, {"p10_ns", t.p10_ns}, {"p90_ns", t.p90_ns},
           {"stdev_pct", t.stdev_pct}, {"mean_stderr_pct", t.mean_stderr_pct},
           {"samples", t.samples}, {"discarded", t.discarded}, {"stop_reason", t.stop_reason},
-          {"clock", t.clock}, {"cold", t.cold}, {"launch_overhead_ns", t.launch_overhead_ns}};
+          {"clock", t.clock}, {"cold", t.cold}, {"launch_overhead_ns", t.launch_overhead_ns},
+          {"sm_clock_min_mhz", t.sm_clock_min_mhz}, {"sm_clock_max_mhz", t.sm_clock_max_mhz}};
 }
 
 nlohmann::json to_json(const WorkloadResult& w) {

@@ -48,6 +48,8 @@ TimeStats time_stats(const J& t) {
   s.clock = str(t, "clock");
   s.cold = !(t.contains("cold") && t["cold"].is_boolean()) || t["cold"].get<bool>();
   s.launch_overhead_ns = num(t, "launch_overhead_ns");
+  s.sm_clock_min_mhz = unsigned(num(t, "sm_clock_min_mhz"));
+  s.sm_clock_max_mhz = unsigned(num(t, "sm_clock_max_mhz"));
   return s;
 }
 

@@ -221,7 +221,10 @@ bool CudaEvaluation::benchmark() {
   emit(Stage::benchmark, false);
   bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
-  if (m_runner) m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
+  if (m_runner) {
+    m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
+    for (const auto& [kind, ms] : m_runner->busy_by_kind()) m_verdict.summary.stage_ms["runner_" + kind] = ms;
+  }
   // The trusted side's share of validate + benchmark (the rest is the runner's and the launches').
   m_verdict.summary.stage_ms["inputs"] = m_trusted.inputs_ms;
   m_verdict.summary.stage_ms["reference_wait"] = m_trusted.reference_wait_ms;

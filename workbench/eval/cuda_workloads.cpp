@@ -66,6 +66,7 @@ bool CudaEvaluation::start_runner() {
     return fail(core::Status::no_device, m_session->device.value("reason", std::string("no CUDA device")));
   m_arena = &*m_session->arena;
   m_runner = m_session->runner.get();
+  m_runner->reset_busy();  // stage_ms.runner counts this evaluation's commands, not the start-up's
   // Launchers keep CUDA events: their check for work left on other streams times a context
   // synchronisation, which CUPTI's own record processing stretched past its limit on the H200
   // (docs/cuda.md "Timing").
@@ -251,6 +252,8 @@ bool CudaEvaluation::run_bench() {
                           s->value("cupti_short_detail", std::string("?"))),
               "clock"});
         stats.launch_overhead_ns = s->value("launch_overhead_ns", 0.0);
+        stats.sm_clock_min_mhz = s->value("sm_clock_min_mhz", 0u);
+        stats.sm_clock_max_mhz = s->value("sm_clock_max_mhz", 0u);
       }
       timings += fmt::format("{}{}: {:.1f} us", timings.empty() ? "" : ", ", m_configs[c].label(), stats.median_ns / 1e3);
       if (!best || stats.median_ns < best->median_ns) {

@@ -78,6 +78,7 @@ class WorkloadHarness {
   std::map<std::string, std::vector<double>> m_expected;  // reference outputs
   std::map<std::string, std::vector<char>> m_first;       // determinism: the first run's outputs
   std::map<std::string, uint64_t> m_previous_sums;        // checksums of the previous set's outputs
+  bool m_outputs_verified = false;                        // the arena holds outputs verified for these inputs
   uint64_t m_previous_key = 0;
   std::string m_distribution;
   bool m_overlap = false;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 
 #include "launcher/sandbox.hpp"
 #include "protocol/protocol.hpp"
@@ -128,7 +130,12 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, i
   if (!wire::write_line(m_cmd_w, cmd)) return std::unexpected(classify_exit(what));
   nlohmann::json reply;
   auto status = m_reader->read(reply, timeout_ms);
-  m_busy_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  m_busy_ms += ms;
+  const std::string op = cmd.value("op", std::string());
+  m_busy_by_kind[op == "time" || op == "fetch" ? "timing" : op == "call" ? "calls" : "setup"] += ms;
+  static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;  // where the runner's time goes
+  if (trace) std::fprintf(stderr, "kwb runner: %-8s %8.2f ms\n", op.c_str(), ms);
   switch (status) {
     case wire::LineReader::Status::ok: break;
     case wire::LineReader::Status::timeout:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,14 @@ class RunnerSession {
   // Wall time spent waiting for the runner's replies so far (its commands: copies, launches,
   // timing batches), so a verdict can tell the runner's share from the trusted side's checking.
   double busy_ms() const { return m_busy_ms; }
+  // The same split by kind of command: "timing" (timing batches and the fetch after them),
+  // "calls" (single checked calls) and "setup" (everything else: map, load, dims, stats...).
+  const std::map<std::string, double>& busy_by_kind() const { return m_busy_by_kind; }
+  // Starts both counts again (a pre-started session's start-up is not the evaluation's).
+  void reset_busy() {
+    m_busy_ms = 0;
+    m_busy_by_kind.clear();
+  }
 
  private:
   RunnerSession() = default;
@@ -81,6 +90,7 @@ class RunnerSession {
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;
   double m_busy_ms = 0;
+  std::map<std::string, double> m_busy_by_kind;
 };
 
 }  // namespace kwb::eval

@@ -32,6 +32,7 @@ util::Result<std::map<std::string, std::string>> render_package(const Package& p
   files["example/check.hpp"] = render_example_check_hpp();
   files["reference/core/reference.hpp"] = render_reference_hpp();
   files["reference/core/dtype.hpp"] = render_dtype_hpp();
+  files["reference/core/parallel_ranges.hpp"] = render_parallel_ranges_hpp();
   for (const auto& [op, text] : pkg.references) files["reference/" + op + ".cpp"] = text;
   files["CMakeLists.txt"] = render_cmake(pkg);
   files["cmake/kwbConfig.cmake.in"] = render_config_in();

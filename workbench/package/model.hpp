@@ -79,6 +79,7 @@ util::Result<std::string> render_example(const Package& package);
 std::string render_example_check_hpp();
 std::string render_reference_hpp();
 std::string render_dtype_hpp();
+std::string render_parallel_ranges_hpp();
 std::string render_cmake(const Package& package);
 std::string render_config_in();
 std::string render_readme(const Package& package);
