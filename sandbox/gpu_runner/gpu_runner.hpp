@@ -109,6 +109,7 @@ class GpuRunner {
   void* m_so = nullptr;  // cuda-launcher: the candidate's shared object (never unloaded)
   void* m_entry = nullptr;
   bool m_launcher = false;
+  int m_escape_streak = 0;  // consecutive checks that waited past k_escape_ns (launcher.cpp)
   std::vector<intptr_t> m_launcher_args;
   std::vector<LaunchDims> m_dims;
 

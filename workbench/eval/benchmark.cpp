@@ -5,13 +5,21 @@
 
 namespace kwb::eval {
 
+std::optional<std::string> stop_reason(const std::vector<double>& samples, double timed_s,
+                                       const BenchmarkConfig& cfg, const StoppingCriterion& criterion) {
+  const double timed_ms = timed_s * 1000.0;
+  if (criterion.converged(samples) && timed_ms >= std::min(cfg.min_timed_ms, cfg.budget_ms)) return "converged";
+  if (int(samples.size()) >= cfg.max_samples) return "max_samples";
+  if (timed_ms >= cfg.budget_ms) return "budget";
+  return std::nullopt;
+}
+
 std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSession& runner,
                                           const BenchmarkConfig& cfg, const StoppingCriterion& criterion,
                                           const std::function<void()>& fresh_inputs, core::TimeStats& out) {
   using clock = std::chrono::steady_clock;
   // The budget counts the timing batches only, not the trusted side's input generation and
   // checking between them: on large workloads those took most of it and left few samples.
-  const double budget_s = cfg.budget_ms / 1000.0;
   double timed_s = 0;
   auto timeout = [&] { return cfg.command_timeout_ms + cfg.budget_ms; };
 
@@ -26,7 +34,6 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
   std::vector<double> samples;
   int calls = 3;
   int round = 0;
-  out.stop_reason = "budget";
   bool verified = true;  // the last round's outputs were checked
   while (true) {
     // Rounds 2.. up to rerandomised_rounds + 1 run on fresh inputs and are verified; the others
@@ -46,18 +53,13 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
         return f;
     for (auto v : *ns) samples.push_back(double(v));
     ++round;
-    if (criterion.converged(samples)) {
-      out.stop_reason = "converged";
+    if (auto why = stop_reason(samples, timed_s, cfg, criterion)) {
+      out.stop_reason = *why;
       break;
     }
-    if (int(samples.size()) >= cfg.max_samples) {
-      out.stop_reason = "max_samples";
-      break;
-    }
-    if (timed_s >= budget_s) break;
     // Size the next round to a quarter of what is left, at most doubling.
     double per_call = round_s / calls;
-    double left = budget_s - timed_s;
+    double left = cfg.budget_ms / 1000.0 - timed_s;
     int want = per_call > 0 ? int(left / 4 / per_call) : calls * 2;
     calls = std::clamp(want, 1, std::min(calls * 2, cfg.max_samples - int(samples.size())));
   }

@@ -1,11 +1,10 @@
 #pragma once
-// Timing of one bench workload (DESIGN §7 on the CPU): warm-up, then rounds of timed calls with
-// caches flushed and outputs poisoned before each (untimed); the first rounds run on
-// re-randomised inputs; the warm-up, every re-randomised round and the last call of the last
-// round are verified (DESIGN §6 rule 4);
-// stops when the relative standard error of the mean < 0.5 % with >= 10 samples, or when the
-// timing batches have used the budget (time spent generating and checking inputs between them
-// does not count).
+// Timing of one bench workload (DESIGN §7): warm-up, then rounds of timed calls with caches
+// flushed and outputs poisoned before each (untimed); the first rounds run on re-randomised
+// inputs; every re-randomised round and the last call of the last round are verified (DESIGN §6
+// rule 4); stops when the criterion holds (CPU: the mean's relative standard error < 0.5 % with
+// >= 10 samples) and the timing batches have run for min_timed_ms, or when they have used the
+// budget (time spent generating and checking inputs between them does not count).
 #include <functional>
 #include <optional>
 
@@ -17,6 +16,10 @@ namespace kwb::eval {
 
 struct BenchmarkConfig {
   int budget_ms = 1000;
+  // Converged samples end the timing only after this much timed wall time (0: at once; capped
+  // by the budget). GPU: samples of some kernels come in runs of a slower mode, and a short
+  // timing can land in one (docs/cuda.md "Adaptive stop").
+  int min_timed_ms = 0;
   size_t flush_bytes = 64u << 20;
   int command_timeout_ms = 10000;
   int rerandomised_rounds = 3;  // rounds that get fresh inputs before timing
@@ -26,6 +29,10 @@ struct BenchmarkConfig {
   // on unchanged inputs the upload (RunnerSession::Copies).
   bool device_copies = false;
 };
+
+// Why timing stops after a round ("converged", "max_samples", "budget"), or nothing to go on.
+std::optional<std::string> stop_reason(const std::vector<double>& samples, double timed_s,
+                                       const BenchmarkConfig& cfg, const StoppingCriterion& criterion);
 
 // `fresh_inputs` loads a new input set (new secret seed) into the harness.
 std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSession& runner,

@@ -29,6 +29,7 @@ constexpr double k_floor_factor_uncharted = 4.0;
 // kernel vary by up to 2.6 % (docs/benchmarks/h200.md "Timing fidelity"). The budget still caps it.
 constexpr double k_gpu_max_stderr_pct = 0.15;
 constexpr int k_gpu_min_samples = 30;
+constexpr int k_gpu_min_timed_ms = 50;
 
 size_t output_bytes(const WorkloadHarness& h) {
   size_t n = 0;
@@ -219,6 +220,7 @@ bool CudaEvaluation::run_bench() {
       if (!m_opt.benchmark) continue;
       BenchmarkConfig cfg;
       cfg.budget_ms = m_opt.time_budget_ms;
+      cfg.min_timed_ms = k_gpu_min_timed_ms;
       cfg.flush_bytes = m_device.l2_bytes * 2;
       cfg.device_copies = true;
       // The first config gets the full re-randomised rounds (DESIGN §6 rule 4); the others, the

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "eval/benchmark.hpp"
+
+namespace kwb::eval {
+namespace {
+
+struct Always : StoppingCriterion {
+  bool converged(const std::vector<double>&) const override { return true; }
+};
+struct Never : StoppingCriterion {
+  bool converged(const std::vector<double>&) const override { return false; }
+};
+
+const std::vector<double> k_samples(40, 1000.0);
+
+TEST(StopReason, ConvergedStopsAtOnceWithoutAMinimumTime) {
+  BenchmarkConfig cfg;
+  EXPECT_EQ(stop_reason(k_samples, 0.001, cfg, Always{}), "converged");
+}
+
+TEST(StopReason, ConvergedWaitsForTheMinimumTimedWindow) {
+  BenchmarkConfig cfg;
+  cfg.min_timed_ms = 50;
+  EXPECT_EQ(stop_reason(k_samples, 0.020, cfg, Always{}), std::nullopt);
+  EXPECT_EQ(stop_reason(k_samples, 0.050, cfg, Always{}), "converged");
+}
+
+TEST(StopReason, TheMinimumIsCappedByTheBudget) {
+  BenchmarkConfig cfg;
+  cfg.min_timed_ms = 50;
+  cfg.budget_ms = 10;
+  EXPECT_EQ(stop_reason(k_samples, 0.011, cfg, Always{}), "converged");
+}
+
+TEST(StopReason, BudgetAndMaxSamplesStopUnconvergedTiming) {
+  BenchmarkConfig cfg;
+  cfg.budget_ms = 100;
+  EXPECT_EQ(stop_reason(k_samples, 0.050, cfg, Never{}), std::nullopt);
+  EXPECT_EQ(stop_reason(k_samples, 0.100, cfg, Never{}), "budget");
+  cfg.max_samples = 40;
+  EXPECT_EQ(stop_reason(k_samples, 0.050, cfg, Never{}), "max_samples");
+}
+
+}  // namespace
+}  // namespace kwb::eval
