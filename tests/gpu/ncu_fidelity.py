@@ -19,6 +19,8 @@ medians, ncu median, workbench/ncu - 1, and the same if each tool's reading of a
 (the workbench's time.launch_overhead_ns; ncu's median over 30 launches of an empty kernel) were
 subtracted from its time, the SM clock range the workbench's NVML read (time.sm_clock_min/max_mhz)
 and the SM and DRAM clocks ncu measured during the kernels, and fidelity_verdicts.json (each case's last verdict).
+KWB_NCU_REPEATS=N runs ncu in N fresh processes per case and prints the spread of its own medians
+(is a kernel's run-to-run variation the workbench's or the kernel's?).
 KWB_GPU_CLOCK=events in the environment measures the CUDA-event clock instead of the default
 CUPTI timestamps (each verdict's time.clock says which one was used).
 The launch geometry is restated here per kernel (it must match the kernels' kwb:launch lines).
@@ -162,7 +164,14 @@ def main():
         grid, block, smem = dims(params)
         spec = {"cubin": find_cubin(ws, params, tunables), "kernel": kernel, "grid": grid, "block": block, "smem": smem,
                 "args": buffers(params), "launches": 30}
-        ncu, ncu_sm, ncu_dram = ncu_median(spec, out_dir, name)
+        # KWB_NCU_REPEATS=N: ncu in N fresh processes (fresh buffers each), its median of their
+        # medians and their spread, to compare the workbench's repeatability with ncu's own.
+        runs = [ncu_median(spec, out_dir, name) for _ in range(int(os.environ.get("KWB_NCU_REPEATS", "1")))]
+        ncu_medians = [r[0] for r in runs]
+        ncu, ncu_sm, ncu_dram = statistics.median(ncu_medians), runs[0][1], runs[0][2]
+        if len(runs) > 1:
+            print(f"{name}: ncu over {len(runs)} processes: {','.join(f'{m:.0f}' for m in ncu_medians)} "
+                  f"(spread {(max(ncu_medians) - min(ncu_medians)) / ncu * 100:.2f} %)", flush=True)
         t = next(w for w in v["workloads"] if w["name"] == bench and w.get("time"))["time"]
         clocks = f"SM clock: kwb {t.get('sm_clock_min_mhz', 0)}-{t.get('sm_clock_max_mhz', 0)} MHz, ncu {ncu_sm:.0f} MHz (DRAM {ncu_dram:.0f} MHz)"
         kwb = statistics.median(medians)
