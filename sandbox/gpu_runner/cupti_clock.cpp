@@ -72,6 +72,10 @@ bool CuptiClock::load(std::string& error) {
   if (!symbol<void*>(m_lib, "cuptiActivityRegisterCallbacks") || !symbol<void*>(m_lib, "cuptiActivityEnable") ||
       !g_next || !g_timestamp || !symbol<void*>(m_lib, "cuptiActivityFlushAll")) {
     error = m_load_error = "libcupti lacks the activity API";
+    g_next = nullptr;
+    g_timestamp = nullptr;
+    ::dlclose(m_lib);
+    m_lib = nullptr;
     return false;
   }
   m_loaded = true;

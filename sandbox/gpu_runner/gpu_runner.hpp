@@ -74,7 +74,9 @@ class GpuRunner {
   nlohmann::json load_launcher(const nlohmann::json& cmd);
   std::string prepare_launcher_args();
   std::string run_launcher();
-  std::string check_no_escape();  // after the stop event: "" or a "[stream]" error
+  // After the stop event: "" or a "[stream]" error; `long_wait_ns` gets the context
+  // synchronisation's time when it was long enough to suspect work left on another stream.
+  std::string check_no_escape(int64_t* long_wait_ns = nullptr);
   bool throttled(unsigned& clock_mhz);
   // timing_batch.cpp: one timing batch of `calls` samples appended to `ns`; "" or an error.
   std::string prepare_sample();  // poison outputs, zero the workspace, flush L2 (queued)
@@ -84,7 +86,7 @@ class GpuRunner {
   // Start-up work that does not depend on the candidate, done by `device` so that a pre-started
   // session has it behind it: the helper module, the flush buffer, the helpers' first launches
   // (lazy loading) and libcupti.
-  void warm_up();
+  std::string warm_up();  // "" or why the device failed it
   std::string flush_l2();  // evicts every line from L2, leaving it clean (untimed)
   void measure_overhead();  // m_overhead_ns, once per session and clock (after the flush buffer exists)
   void unmap();

@@ -65,7 +65,7 @@ nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
   m_cu.cuDeviceGetAttribute(&max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m_dev);
   m_cu.cuDeviceTotalMem(&memory, m_dev);
   m_cu.cuDriverGetVersion(&driver);
-  warm_up();
+  if (auto e = warm_up(); !e.empty()) return {{"ok", true}, {"present", false}, {"reason", "no usable CUDA device: " + e}};
   return {{"ok", true},
           {"present", true},
           {"name", name},
@@ -83,14 +83,15 @@ nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
           {"nvml_error", m_nvml_error}};
 }
 
-void GpuRunner::warm_up() {
+std::string GpuRunner::warm_up() {
   std::string error;
-  if (!load_helpers(error) || !ensure_flush_buffer(0).empty()) return;  // the commands that need them say why
+  m_cupti.load(error);  // open() enables the records if the evaluation picks this clock; else it says why
+  if (!load_helpers(error) || !ensure_flush_buffer(0).empty()) return {};  // the commands that need them say why
   flush_l2();
   if (m_noop) m_cu.cuLaunchKernel(m_noop, 1, 1, 1, 32, 1, 1, 0, m_stream, nullptr, nullptr);
   dirty_shared_memory();
-  m_cu.cuStreamSynchronize(m_stream);
-  m_cupti.load(error);  // open() enables the records if the evaluation picks this clock
+  // No candidate has run yet: a failure here is the device's, not a kernel's to be blamed for.
+  return check(m_cu.cuStreamSynchronize(m_stream), "the runner's helper kernels failed on the device");
 }
 
 bool GpuRunner::load_helpers(std::string& error) {

@@ -28,7 +28,9 @@ int64_t raw_monotonic_ns() {  // not the vDSO: the candidate's code shares this 
 // wait alone is not proof: the runner's thread can wake late when the host is busy (the trusted
 // side checks outputs on every core meanwhile), which once rejected the CUB and cuBLAS baselines
 // on the H200 after thousands of clean samples. Work left on another stream is left there by
-// every call, so only k_escape_streak long waits in a row reject.
+// every call, so only k_escape_streak long waits in a row reject; and a timed sample is charged
+// any long wait after it, so that escaping on some calls only (to break the streak) gains nothing
+// while a late wake-up makes one outlier sample, which the median ignores.
 constexpr int64_t k_escape_ns = 50'000;
 constexpr int k_escape_streak = 3;
 
@@ -71,7 +73,8 @@ std::string GpuRunner::run_launcher() {
   return {};
 }
 
-std::string GpuRunner::check_no_escape() {
+std::string GpuRunner::check_no_escape(int64_t* long_wait_ns) {
+  if (long_wait_ns) *long_wait_ns = 0;
   if (!m_launcher) return {};
   if (auto s = check(m_cu.cuEventSynchronize(m_stop), "[fault] the candidate failed"); !s.empty()) return s;
   int64_t t = raw_monotonic_ns();
@@ -81,6 +84,7 @@ std::string GpuRunner::check_no_escape() {
     m_escape_streak = 0;
     return {};
   }
+  if (long_wait_ns) *long_wait_ns = waited;
   if (++m_escape_streak < k_escape_streak) return {};
   return "[stream] work was still running on the device " + std::to_string(waited / 1000) +
          " us after everything on the given stream had finished (" + std::to_string(k_escape_streak) +

@@ -30,6 +30,7 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
   // guards the caller re-armed.
   if (auto r = runner.time(2, cfg.flush_bytes, timeout(), {.upload = true, .download = false}); !r)
     return CheckFailure{r.error().status, r.error().reason};
+  if (!cfg.device_copies) harness.outputs_unverified();
 
   std::vector<double> samples;
   int calls = 3;
@@ -41,16 +42,19 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
     const bool fresh = round > 0 && round <= cfg.rerandomised_rounds;
     if (fresh) fresh_inputs();
     auto round_start = clock::now();
-    // The warm-up left the device's arena equal to ours: only fresh inputs need an upload.
+    // The device holds our inputs and guards since the warm-up's upload: only fresh ones need another.
     auto ns = runner.time(calls, cfg.flush_bytes, timeout(), {.upload = fresh, .download = fresh});
     if (!ns) return CheckFailure{ns.error().status, ns.error().reason};
     auto round_s = std::chrono::duration<double>(clock::now() - round_start).count();
     timed_s += round_s;
     verified = fresh;
-    if (verified)
+    if (verified) {
       if (auto f = harness.verify(" during timing round " + std::to_string(round + 1) +
                                   (fresh ? " on re-randomised inputs" : "")))
         return f;
+    } else if (!cfg.device_copies) {
+      harness.outputs_unverified();
+    }
     for (auto v : *ns) samples.push_back(double(v));
     ++round;
     if (auto why = stop_reason(samples, timed_s, cfg, criterion)) {

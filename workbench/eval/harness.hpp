@@ -52,6 +52,9 @@ class WorkloadHarness {
   // Runs again on the same inputs: outputs must be identical (or within tolerance when the spec
   // allows nondeterminism).
   std::optional<CheckFailure> check_determinism(uint64_t guard_seed);
+  // Calls that were not verified have overwritten the arena's outputs (a runner that works on
+  // the shared arena itself): they are no longer the last verified outputs.
+  void outputs_unverified() { m_outputs_verified = false; }
   // Verifies what the arena holds now (after a call or a timing batch).
   std::optional<CheckFailure> verify(const std::string& when, unsigned char poison = 0xff);
 

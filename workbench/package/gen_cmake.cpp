@@ -81,7 +81,8 @@ if(KWB_BUILD_EXAMPLE)
 )kwb";
   out += fmt::format("  add_executable(kwb_example example/main.cpp{})\n", file_list(refs));
   out += R"kwb(  target_include_directories(kwb_example PRIVATE reference example)
-  target_link_libraries(kwb_example PRIVATE kwb::kernels)
+  find_package(Threads REQUIRED)  # the references split large workloads across cores
+  target_link_libraries(kwb_example PRIVATE kwb::kernels Threads::Threads)
   set_target_properties(kwb_example PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
   if(KWB_WITH_CUDA)
     target_compile_definitions(kwb_example PRIVATE KWB_WITH_CUDA=1)
