@@ -50,6 +50,9 @@ struct TimeStats {
 struct RooflineResult {
   double bytes = 0, flops = 0;
   std::optional<double> pct_bw, pct_flops;  // against the calibrated peaks; null when unknown
+  // GPU: against the device's data-sheet peaks (bandwidth; f32, or tensor bf16 for low-precision
+  // variants); null where the model is not in the table.
+  std::optional<double> pct_bw_sheet, pct_flops_sheet;
 };
 
 struct WorkloadResult {

@@ -59,7 +59,9 @@ nlohmann::json to_json(const WorkloadResult& w) {
   j["time"] = w.time ? to_json(*w.time) : nlohmann::json(nullptr);
   if (w.roofline)
     j["roofline"] = {{"bytes", w.roofline->bytes}, {"flops", w.roofline->flops},
-                     {"pct_bw", opt(w.roofline->pct_bw)}, {"pct_flops", opt(w.roofline->pct_flops)}};
+                     {"pct_bw", opt(w.roofline->pct_bw)}, {"pct_flops", opt(w.roofline->pct_flops)},
+                     {"pct_bw_sheet", opt(w.roofline->pct_bw_sheet)},
+                     {"pct_flops_sheet", opt(w.roofline->pct_flops_sheet)}};
   else
     j["roofline"] = nullptr;
   j["vs_incumbent"] = w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json(nullptr);

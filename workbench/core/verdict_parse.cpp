@@ -76,7 +76,9 @@ WorkloadResult workload(const J& w) {
   if (w.contains("time") && w["time"].is_object()) r.time = time_stats(w["time"]);
   if (w.contains("roofline") && w["roofline"].is_object()) {
     const J& f = w["roofline"];
-    r.roofline = RooflineResult{num(f, "bytes"), num(f, "flops"), opt_num(f, "pct_bw"), opt_num(f, "pct_flops")};
+    r.roofline = RooflineResult{num(f, "bytes"),          num(f, "flops"),
+                                opt_num(f, "pct_bw"),      opt_num(f, "pct_flops"),
+                                opt_num(f, "pct_bw_sheet"), opt_num(f, "pct_flops_sheet")};
   }
   r.vs_incumbent = opt_num(w, "vs_incumbent");
   r.vs_baseline = opt_num(w, "vs_baseline");

@@ -274,6 +274,9 @@ bool CudaEvaluation::run_bench() {
     double flops_peak = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.fma_flops_per_s;
     if (s > 0 && m_device.copy_bytes_per_s > 0) r.pct_bw = r.bytes / s / m_device.copy_bytes_per_s * 100.0;
     if (s > 0 && flops_peak > 0 && r.flops > 0) r.pct_flops = r.flops / s / flops_peak * 100.0;
+    const double sheet_flops = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.sheet_f32_flops;
+    if (s > 0 && m_device.sheet_bytes_per_s > 0) r.pct_bw_sheet = r.bytes / s / m_device.sheet_bytes_per_s * 100.0;
+    if (s > 0 && sheet_flops > 0 && r.flops > 0) r.pct_flops_sheet = r.flops / s / sheet_flops * 100.0;
     res.roofline = r;
     const double factor = m_device.sheet_bytes_per_s > 0 ? k_floor_factor : k_floor_factor_uncharted;
     double fastest_flops = std::max({m_device.fma_flops_per_s * factor / k_floor_factor, m_device.sheet_tensor_bf16_flops, 1.0});

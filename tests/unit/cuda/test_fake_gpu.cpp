@@ -45,8 +45,9 @@ class FakeGpu : public ::testing::Test {
     std::ofstream(file) << source_text;
     return eval_file(file.string(), extra);
   }
-  EvalResult eval_file(const std::string& file, const std::string& extra = "") {
-    std::string cmd = "KWB_LIBCLANG=off KWB_CUDA_DRIVER=" + shell_quote(KWB_TEST_FAKE_LIBCUDA) + " " +
+  EvalResult eval_file(const std::string& file, const std::string& extra = "",
+                       const std::string& driver = KWB_TEST_FAKE_LIBCUDA) {
+    std::string cmd = "KWB_LIBCLANG=off KWB_CUDA_DRIVER=" + shell_quote(driver) + " " +
                       (bin_dir() / "kwb").string() + " eval " + shell_quote(file) +
                       " --op vector_add --json --time-budget-ms 30 " + extra +
                       " --specs-dir " + shell_quote((s_dir->path() / "specs").string()) + " --workspace " +
@@ -87,8 +88,27 @@ TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   EXPECT_GT(w["time"]["median_ns"].get<double>(), 0);
   EXPECT_TRUE(w["params"].contains("BLOCK")) << "the best config is reported: " << w["params"].dump();
   EXPECT_TRUE(w["roofline"]["pct_bw"].is_number());
+  EXPECT_TRUE(w["roofline"]["pct_bw_sheet"].is_null()) << "no data sheet for the fake model: " << w["roofline"];
   // 9 test workloads x 3 distributions x 2 runs x 2 configs, as checks of input sets.
   EXPECT_GE(r.verdict["workloads"][0]["checks"].get<int>(), 2 * 3 * 2);
+}
+
+TEST_F(FakeGpu, RooflineAgainstTheDataSheetForAKnownModel) {
+  auto dir = s_dir->path() / "h200";  // the fake driver plays the model its folder names
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(KWB_TEST_FAKE_LIBCUDA, dir / "libcuda.so.1",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "fake_gpu_name") << "NVIDIA H200\n";
+  auto r = eval_file((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string(), "",
+                     (dir / "libcuda.so.1").string());
+  expect(r, "accepted", "correct on");
+  const auto& w = r.verdict["workloads"].back();
+  ASSERT_TRUE(w["roofline"]["pct_bw_sheet"].is_number()) << w["roofline"];
+  const double seconds = w["time"]["median_ns"].get<double>() * 1e-9;
+  EXPECT_NEAR(w["roofline"]["pct_bw_sheet"].get<double>(), w["roofline"]["bytes"].get<double>() / seconds / 4.8e12 * 100,
+              1e-9 * w["roofline"]["pct_bw_sheet"].get<double>());
+  EXPECT_NEAR(w["roofline"]["pct_flops_sheet"].get<double>(), w["roofline"]["flops"].get<double>() / seconds / 67e12 * 100,
+              1e-9 * w["roofline"]["pct_flops_sheet"].get<double>());
 }
 
 TEST_F(FakeGpu, CuptiClockFallsBackToEventsWithANoteWhereCuptiCannotRecord) {
