@@ -14,6 +14,7 @@ namespace kwb::gpu {
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                 \
   X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain)        \
   X(cuDevicePrimaryCtxSetFlags) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuCtxResetPersistingL2Cache)   \
+  X(cuCtxSetLimit) X(cuCtxGetLimit)                                                                    \
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)                    \
   X(cuFuncGetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemcpyHtoD) X(cuMemcpyDtoH)      \
   X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuLaunchKernel) X(cuStreamCreate)              \

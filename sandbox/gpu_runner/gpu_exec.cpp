@@ -123,8 +123,8 @@ nlohmann::json GpuRunner::clock(const nlohmann::json& cmd) {
   return j;
 }
 
-std::string GpuRunner::flush_l2() {
-  m_cu.cuCtxResetPersistingL2Cache();
+std::string GpuRunner::flush_l2(bool reset_persisting) {
+  if (reset_persisting) m_cu.cuCtxResetPersistingL2Cache();
   if (!m_l2_clean)  // helper missing (an emulated driver): a memset still evicts, leaving dirty lines
     return check(m_cu.cuMemsetD8Async(m_flush, 0, m_flush_bytes, m_stream), "flushing L2");
   unsigned long long words = m_flush_bytes / 16;
@@ -142,7 +142,7 @@ void GpuRunner::measure_overhead() {
   const std::vector<std::string> noop = {"kwb_noop"};
   std::vector<float> ms;
   for (int i = 0; i < 31; ++i) {
-    if (!flush_l2().empty()) return;
+    if (!flush_l2(reset_persisting_each_sample()).empty()) return;
     m_cu.cuEventRecord(m_start, m_stream);
     if (m_cu.cuLaunchKernel(m_noop, 1, 1, 1, 32, 1, 1, 0, m_stream, nullptr, nullptr) != CUDA_SUCCESS) return;
     m_cu.cuEventRecord(m_stop, m_stream);

@@ -44,12 +44,25 @@ bool GpuRunner::init(std::string& error) {
   m_cu.cuDeviceGetAttribute(&m_sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, m_dev);
   m_cu.cuDeviceGetAttribute(&m_l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, m_dev);
   m_cu.cuDeviceGetAttribute(&m_smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m_dev);
+  pin_persisting_l2();
   char pci[64] = {};
   m_cu.cuDeviceGetPCIBusId(pci, sizeof pci, m_dev);
   m_pci = pci;
   if (m_nvml.open(m_pci, m_nvml_error)) m_max_clock = m_nvml.max_sm_clock_mhz();
   m_ready = true;
   return true;
+}
+
+// No L2 set aside for persisting accesses: evict_last lines then leave with the flush like any
+// other (measured on the H200: tests/gpu/l2_persist_probe.py, docs/benchmarks/h200.md).
+void GpuRunner::pin_persisting_l2() {
+  CUresult rc = m_cu.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+  if (rc == CUDA_ERROR_UNSUPPORTED_LIMIT) {  // no persisting accesses on this device
+    m_l2_persisting_bytes = 0;
+    return;
+  }
+  size_t bytes = 0;
+  m_l2_persisting_bytes = m_cu.cuCtxGetLimit(&bytes, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) == CUDA_SUCCESS ? int64_t(bytes) : -1;
 }
 
 nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
@@ -73,6 +86,7 @@ nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
           {"cc_minor", minor},
           {"sms", m_sms},
           {"l2_bytes", m_l2},
+          {"l2_persisting_bytes", m_l2_persisting_bytes},
           {"memory_bytes", memory},
           {"max_smem_optin", m_smem_optin},
           {"max_threads_per_block", max_threads},

@@ -20,7 +20,7 @@ std::string GpuRunner::prepare_sample() {
   for (const auto& b : m_buffers)
     if (b.output) m_cu.cuMemsetD8Async(m_arena + b.offset, 0xFF, b.bytes, m_stream);
   if (m_workspace_bytes) m_cu.cuMemsetD8Async(m_workspace, 0, m_workspace_bytes, m_stream);
-  return flush_l2();
+  return flush_l2(reset_persisting_each_sample());
 }
 
 std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
@@ -36,6 +36,7 @@ std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
   uint64_t since = 0;
   for (int attempt = 0;; ++attempt) {
     since = m_use_cupti ? m_cupti.now() : 0;
+    m_cu.cuCtxResetPersistingL2Cache();  // once per batch: with no set-aside there are none
     for (int i = 0; i < calls; ++i) {
       if (auto s = prepare_sample(); !s.empty()) return s;
       m_cu.cuEventRecord(m_batch_events[2 * i], m_stream);

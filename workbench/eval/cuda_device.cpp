@@ -66,6 +66,7 @@ util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, b
   d.sms = j.value("sms", 0);
   d.l2_bytes = j.value("l2_bytes", size_t(0));
   d.memory_bytes = j.value("memory_bytes", size_t(0));
+  d.l2_persisting_bytes = j.value("l2_persisting_bytes", int64_t(-1));
   d.max_smem_optin = j.value("max_smem_optin", 0);
   d.driver = j.value("driver", std::string("?"));
   d.max_sm_clock_mhz = j.value("max_sm_clock_mhz", 0u);
@@ -100,6 +101,7 @@ util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, b
                  {"sm", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
                  {"sms", d.sms},
                  {"l2_bytes", d.l2_bytes},
+                 {"l2_persisting_bytes", d.l2_persisting_bytes},
                  {"memory_bytes", d.memory_bytes},
                  {"driver", d.driver},
                  {"max_sm_clock_mhz", d.max_sm_clock_mhz},

@@ -21,6 +21,7 @@ struct CudaDevice {
   std::string name;    // "NVIDIA H200"
   int cc_major = 0, cc_minor = 0, sms = 0;
   size_t l2_bytes = 0, memory_bytes = 0;
+  int64_t l2_persisting_bytes = -1;  // L2 set aside for persisting lines in the runner (pinned at 0)
   int max_smem_optin = 0;
   std::string driver;  // CUDA version the driver supports, "13.0"
   unsigned max_sm_clock_mhz = 0;

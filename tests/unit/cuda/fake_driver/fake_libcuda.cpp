@@ -114,6 +114,17 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUD
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSynchronize() { return wait(); }
 CUresult CUDAAPI cuCtxResetPersistingL2Cache() { return CUDA_SUCCESS; }
+size_t g_persisting_l2 = 4 << 20;  // a set-aside the runner must take back to 0
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
+  if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  g_persisting_l2 = value;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetLimit(size_t* value, CUlimit limit) {
+  if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  *value = g_persisting_l2;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuModuleLoadData(CUmodule* m, const void*) {
   *m = reinterpret_cast<CUmodule>(0x2);
   return CUDA_SUCCESS;
