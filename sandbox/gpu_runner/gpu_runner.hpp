@@ -80,11 +80,13 @@ class GpuRunner {
   bool throttled(unsigned& clock_mhz);
   // timing_batch.cpp: one timing batch of `calls` samples appended to `ns`; "" or an error.
   std::string prepare_sample();  // poison outputs, zero the workspace, flush L2 (queued)
-  // Persisting L2 lines (CUDA access policies, PTX evict_last cache hints) survive the flush only
-  // where the context sets L2 aside for them: init pins that set-aside at 0, which a cuda-form
-  // candidate (device code only) cannot change; a launcher's host code can, so its samples reset
-  // persisting lines each time (docs/cuda.md "Timing").
-  bool reset_persisting_each_sample() const { return m_launcher || m_l2_persisting_bytes != 0; }
+  // Lines kept in L2 on purpose can outlive the flush between samples (docs/cuda.md "Persisting
+  // L2 lines"). Access-policy windows keep lines only in the L2 set aside for them, which init
+  // pins at 0 (a launcher's host code could raise it again); evict_last cache policies in the
+  // kernel's own code (the compiler reports them: load's "strict_l2") keep lines regardless.
+  // Either way each sample then starts with the device idle and persisting lines reset (the
+  // reset is not ordered with the stream); otherwise once per batch.
+  bool reset_persisting_each_sample() const { return m_launcher || m_strict_l2 || m_l2_persisting_bytes != 0; }
   std::string time_queued(int calls, std::vector<int64_t>& ns);     // cuda form
   std::string time_one_by_one(int calls, std::vector<int64_t>& ns);  // cuda-launcher
   std::string ensure_flush_buffer(size_t bytes);  // at least `bytes` and 2 x L2
@@ -93,8 +95,8 @@ class GpuRunner {
   // (lazy loading) and libcupti.
   std::string warm_up();  // "" or why the device failed it
   // Evicts every line from L2, leaving it clean (untimed); `reset_persisting` first returns
-  // persisting lines to normal (a driver call per sample, which also moved transpose 4096^2's
-  // medians by 4 % between processes under CUPTI on the H200: docs/benchmarks/h200.md).
+  // persisting lines to normal (a driver call that, made per queued sample, also moved transpose
+  // 4096^2's medians by 4 % between processes under CUPTI on the H200: docs/benchmarks/h200.md).
   std::string flush_l2(bool reset_persisting = true);
   void pin_persisting_l2();
   void measure_overhead();  // m_overhead_ns, once per session and clock (after the flush buffer exists)
@@ -143,6 +145,7 @@ class GpuRunner {
   // The L2 set-aside for persisting accesses after init pinned it at 0 (0 too where the device
   // has none; -1 while unknown).
   int64_t m_l2_persisting_bytes = -1;
+  bool m_strict_l2 = false;  // the loaded module sets L2 eviction policies (load's "strict_l2")
   int m_cupti_samples = 0, m_event_samples = 0;
   int m_cupti_short_batches = 0;     // batches CUPTI did not record whole (timed by events)
   std::string m_cupti_short_detail;  // the last one's count

@@ -53,14 +53,16 @@ bool GpuRunner::init(std::string& error) {
   return true;
 }
 
-// No L2 set aside for persisting accesses: evict_last lines then leave with the flush like any
-// other (measured on the H200: tests/gpu/l2_persist_probe.py, docs/benchmarks/h200.md).
+// No L2 set aside for persisting accesses: access-policy windows cannot keep lines across the
+// flush (evict_last cache policies in a kernel's code can: reset_persisting_each_sample).
 void GpuRunner::pin_persisting_l2() {
-  CUresult rc = m_cu.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
-  if (rc == CUDA_ERROR_UNSUPPORTED_LIMIT) {  // no persisting accesses on this device
+  int most = -1;
+  if (m_cu.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, m_dev) == CUDA_SUCCESS &&
+      most == 0) {  // the device has no set-aside
     m_l2_persisting_bytes = 0;
     return;
   }
+  m_cu.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);  // what it left is read back below
   size_t bytes = 0;
   m_l2_persisting_bytes = m_cu.cuCtxGetLimit(&bytes, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) == CUDA_SUCCESS ? int64_t(bytes) : -1;
 }
@@ -138,6 +140,7 @@ nlohmann::json GpuRunner::load(const nlohmann::json& cmd) {
   std::string image = ss.str();
   if (m_module) m_cu.cuModuleUnload(m_module);
   m_module = nullptr;
+  m_strict_l2 = cmd.value("strict_l2", false);
   m_kernels.clear();
   m_dims.clear();
   m_args_dirty = true;

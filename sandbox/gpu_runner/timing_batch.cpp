@@ -3,7 +3,8 @@
 // - cuda form: the batch is queued whole and synchronised once, so the host stays ahead of the
 //   device and a sample costs the flush and the kernels, not a host round trip (with a sync,
 //   NVML query and CUPTI flush per sample, a 5 us kernel took ~0.5 ms per sample on the H200).
-//   CUPTI's records are matched to samples in start order.
+//   CUPTI's records are matched to samples in start order. A kernel that sets L2 eviction
+//   policies waits for the device before each sample instead (reset_persisting_each_sample).
 // - cuda-launcher: one sample at a time, by CUDA events: the host entry runs between the events,
 //   and every sample ends with the check for work that escaped the stream.
 #include <cmath>
@@ -36,8 +37,13 @@ std::string GpuRunner::time_queued(int calls, std::vector<int64_t>& ns) {
   uint64_t since = 0;
   for (int attempt = 0;; ++attempt) {
     since = m_use_cupti ? m_cupti.now() : 0;
-    m_cu.cuCtxResetPersistingL2Cache();  // once per batch: with no set-aside there are none
+    const bool each = reset_persisting_each_sample();
+    if (!each) m_cu.cuCtxResetPersistingL2Cache();  // once per batch (what a previous candidate left)
     for (int i = 0; i < calls; ++i) {
+      // The reset acts when called, not in stream order: the device must be idle for it to fall
+      // between two samples.
+      if (each)
+        if (auto s = check(m_cu.cuStreamSynchronize(m_stream), "[fault] the kernel failed"); !s.empty()) return s;
       if (auto s = prepare_sample(); !s.empty()) return s;
       m_cu.cuEventRecord(m_batch_events[2 * i], m_stream);
       if (auto s = launch_plan(); !s.empty()) return s;

@@ -39,6 +39,17 @@ struct Program {
   }
 };
 
+// The first PTX instruction that sets an L2 eviction policy, or "". Lines marked evict_last can
+// outlive the runner's L2 flush between timed samples, so such kernels are timed with the device
+// idle and persisting lines reset before every sample (docs/cuda.md "Persisting L2 lines"). A
+// policy is only usable through createpolicy or an .L2::cache_hint operand (which a constant
+// could feed), and evict_last also exists as a prefetch/load qualifier.
+std::string l2_policy_in(const std::string& ptx) {
+  for (const char* what : {"L2::evict_last", "L2::cache_hint", "createpolicy"})
+    if (ptx.find(what) != std::string::npos) return what;
+  return {};
+}
+
 // Compiles and replies; false when the reply pipe is gone.
 bool compile(int reply_fd, const nlohmann::json& cmd) {
   std::string source = cmd.at("source").get<std::string>();
@@ -60,7 +71,7 @@ bool compile(int reply_fd, const nlohmann::json& cmd) {
     while (!log.empty() && log.back() == '\0') log.pop_back();
   }
   if (log.size() > (256u << 10)) log = log.substr(0, 256u << 10) + "\n[log truncated]\n";
-  std::string cubin;
+  std::string cubin, l2_policy;
   if (compiled == NVRTC_SUCCESS) {
     size_t n = 0;
     if (nvrtcGetCUBINSize(p.prog, &n) != NVRTC_SUCCESS || n == 0)
@@ -68,11 +79,20 @@ bool compile(int reply_fd, const nlohmann::json& cmd) {
     cubin.resize(n);
     if (nvrtcGetCUBIN(p.prog, cubin.data()) != NVRTC_SUCCESS)
       return kwb::wire::write_line(reply_fd, error("nvrtcGetCUBIN failed"));
+    // NVRTC keeps the PTX of a real-architecture compile too.
+    size_t ptx_size = 0;
+    std::string ptx;
+    if (nvrtcGetPTXSize(p.prog, &ptx_size) != NVRTC_SUCCESS || ptx_size == 0)
+      return kwb::wire::write_line(reply_fd, error("NVRTC kept no PTX to check for L2 cache policies"));
+    ptx.resize(ptx_size);
+    if (nvrtcGetPTX(p.prog, ptx.data()) != NVRTC_SUCCESS) return kwb::wire::write_line(reply_fd, error("nvrtcGetPTX failed"));
+    l2_policy = l2_policy_in(ptx);
   }
   nlohmann::json header = {{"ok", true},
                            {"compiled", compiled == NVRTC_SUCCESS},
                            {"result", nvrtcGetErrorString(compiled)},
                            {"log", log},
+                           {"l2_policy", l2_policy},
                            {"cubin_bytes", cubin.size()}};
   if (!kwb::wire::write_line(reply_fd, header)) return false;
   return write_all(reply_fd, cubin.data(), cubin.size());

@@ -37,7 +37,9 @@
 //   {"op":"version"}   -> {"ok":true,"nvrtc":"13.0","archs":[...]}
 //   {"op":"compile","name":"candidate.cu","source":"...","options":["--gpu-architecture=sm_90a",..]}
 //                      -> {"ok":true,"compiled":bool,"result":"NVRTC_SUCCESS","log":"...",
-//                          "cubin_bytes":N} followed by exactly N raw bytes of cubin
+//                          "l2_policy":"createpolicy" (the PTX's first L2 eviction-policy
+//                          instruction, "" when none), "cubin_bytes":N} followed by exactly N raw
+//                          bytes of cubin
 //   {"op":"quit"}
 #include <string>
 

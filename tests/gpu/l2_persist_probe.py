@@ -3,7 +3,7 @@
 PTX cache policy behind CUDA's persisting accesses)? Decides where the runner must reset
 persisting lines (sandbox/gpu_runner/timing_batch.cpp; docs/cuda.md "Timing"). Needs cupy.
 
-Usage: l2_persist_probe.py [MIB] [SAMPLES]   (default 32 50)
+Usage: l2_persist_probe.py [MIB] [SAMPLES]   (default 8 100; MIB well below the set-aside tried)
 
 A read of MIB MiB (fits in L2) is timed by CUDA events (queued behind a 20 us spin, so the
 window holds no launch latency), medians of SAMPLES, after:
@@ -11,7 +11,9 @@ window holds no launch latency), medians of SAMPLES, after:
   warm      nothing (the data is in L2 from the previous read);
   normal-then-flush       a pass that loads the data normally, then the flush (the control);
   evict_last-then-flush   a pass that loads the data with an L2::evict_last policy, then the flush;
-  ... + reset             the same with cuCtxResetPersistingL2Cache between the pass and the flush;
+  ... + sync              the same with the device idle between the pass and the flush;
+  ... + reset             ... and cuCtxResetPersistingL2Cache called there (it acts when called, not
+                          in stream order, hence the idle device);
 each with the persisting set-aside at 0 (the default) and at half of L2.
 Data that survives the flush reads like `warm`.
 """
@@ -21,8 +23,8 @@ import sys
 
 import cupy as cp
 
-mib = int(sys.argv[1]) if len(sys.argv) > 1 else 32
-samples = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+mib = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+samples = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 source = r'''
 extern "C" __global__ void read_normal(const float4* x, unsigned long long n, float* sink) {
   float acc = 0.f;
@@ -64,7 +66,7 @@ x = cp.ones(mib * (1 << 20) // 4, dtype=cp.float32)
 n = cp.uint64(x.size // 4)
 flush = cp.zeros(2 * l2 // 4, dtype=cp.float32)
 words = cp.uint64(flush.nbytes // 16)
-sink = cp.zeros(16, dtype=cp.float32)
+sink = cp.zeros(16, dtype=cp.uint32)  # written only when a sum hits a magic value (never here)
 grid, block = (sms * 4,), (512,)
 start, stop = cp.cuda.Event(), cp.cuda.Event()
 
@@ -86,12 +88,13 @@ def do_flush():
     clean(grid, block, (flush, words, sink))
 
 
-def pass_then_flush(reader, reset):
+def pass_then_flush(reader, sync=False, reset=False):
     def before():
         reader(grid, block, (x, n, sink))
-        if reset:
+        if sync:
             cp.cuda.Stream.null.synchronize()
-            libcuda.cuCtxResetPersistingL2Cache()
+        if reset and libcuda.cuCtxResetPersistingL2Cache() != 0:
+            raise RuntimeError("cuCtxResetPersistingL2Cache failed")
         do_flush()
     return before
 
@@ -101,5 +104,6 @@ for set_aside in (0, l2 // 2):
     cp.cuda.runtime.deviceSetLimit(0x06, set_aside)  # cudaLimitPersistingL2CacheSize
     got = cp.cuda.runtime.deviceGetLimit(0x06)
     print(f"persisting set-aside {got >> 20} MiB: cold {timed(do_flush):.2f}  warm {timed(lambda: None):.2f}  "
-          f"normal-then-flush {timed(pass_then_flush(read_normal, False)):.2f}  + reset {timed(pass_then_flush(read_normal, True)):.2f}  "
-          f"evict_last-then-flush {timed(pass_then_flush(read_last, False)):.2f}  + reset {timed(pass_then_flush(read_last, True)):.2f}")
+          f"normal-then-flush {timed(pass_then_flush(read_normal)):.2f}  + sync + reset {timed(pass_then_flush(read_normal, True, True)):.2f}  "
+          f"evict_last-then-flush {timed(pass_then_flush(read_last)):.2f}  + sync {timed(pass_then_flush(read_last, True)):.2f}  "
+          f"+ sync + reset {timed(pass_then_flush(read_last, True, True)):.2f}")

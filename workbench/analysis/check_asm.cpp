@@ -56,7 +56,20 @@ std::string decode_literal(std::string_view tok) {
 // PTX instructions a kernel may write by hand (their base name, before the first '.').
 const std::set<std::string, std::less<>> k_ptx_allowed = {
     "mma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "cp",  "ld",   "ldu",  "st",   "mov", "shfl",
-    "bar", "barrier", "fence",  "membar",   "mbarrier",  "cvt", "cvta", "prmt", "setp", "selp"};
+    "bar", "barrier", "fence",  "membar",   "mbarrier",  "cvt", "cvta", "prmt", "setp", "selp",
+    // L2 cache policies: the compiler reports their use and such kernels are timed with
+    // persisting lines reset before every sample (docs/cuda.md "Persisting L2 lines").
+    "createpolicy"};
+
+// "name:" where name is a PTX identifier; not the "::" of a qualifier such as .L2::cache_hint.
+bool starts_with_label(const std::string& stmt, size_t colon) {
+  if (colon == 0 || (colon + 1 < stmt.size() && stmt[colon + 1] == ':')) return false;
+  for (size_t i = 0; i < colon; ++i) {
+    unsigned char ch = static_cast<unsigned char>(stmt[i]);
+    if (!std::isalnum(ch) && ch != '_' && ch != '$' && !(i == 0 && ch == '%')) return false;
+  }
+  return true;
+}
 
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
@@ -81,7 +94,7 @@ std::string ptx_violation(const std::string& text) {
     while (!stmt.empty() && (stmt.back() == '{' || stmt.back() == '}')) stmt = trim(stmt.substr(0, stmt.size() - 1));
     if (stmt.empty()) continue;
     // A label "name:" and a guard predicate "@p" / "@!p" come before the opcode.
-    if (auto colon = stmt.find(':'); colon != std::string::npos && stmt.find_first_of(" \t,") > colon)
+    if (auto colon = stmt.find(':'); colon != std::string::npos && starts_with_label(stmt, colon))
       stmt = trim(stmt.substr(colon + 1));
     if (!stmt.empty() && stmt[0] == '@') {
       size_t sp = stmt.find_first_of(" \t");

@@ -6,7 +6,7 @@
 namespace kwb::build {
 
 namespace {
-constexpr const char* k_salt = "kwb-cubin-v1";
+constexpr const char* k_salt = "kwb-cubin-v2";  // v2: entries carry <key>.l2
 constexpr size_t k_max_entry = 256u << 20;
 }  // namespace
 
@@ -28,7 +28,9 @@ std::optional<CachedCubin> CubinCache::find(const CubinKey& key) const {
   if (!cubin || cubin->empty()) return std::nullopt;
   auto log = util::read_file_nofollow(m_dir / (key.hex + ".log"), k_max_entry);
   if (!log) return std::nullopt;
-  return CachedCubin{std::move(*cubin), std::move(*log)};
+  auto l2 = util::read_file_nofollow(m_dir / (key.hex + ".l2"), 256);
+  if (!l2) return std::nullopt;
+  return CachedCubin{std::move(*cubin), std::move(*log), std::move(*l2)};
 }
 
 util::Result<void> CubinCache::put(const CubinKey& key, const CachedCubin& entry) const {
@@ -37,6 +39,7 @@ util::Result<void> CubinCache::put(const CubinKey& key, const CachedCubin& entry
   if (ec) return util::fail(m_dir.string(), "cannot create the cubin cache: " + ec.message());
   if (auto r = util::write_file_atomic(m_dir / (key.hex + ".key"), key.text); !r) return r;
   if (auto r = util::write_file_atomic(m_dir / (key.hex + ".log"), entry.log); !r) return r;
+  if (auto r = util::write_file_atomic(m_dir / (key.hex + ".l2"), entry.l2_policy); !r) return r;
   return util::write_file_atomic(m_dir / (key.hex + ".cubin"), entry.cubin);
 }
 

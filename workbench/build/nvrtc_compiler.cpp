@@ -114,6 +114,7 @@ CudaCompileResult NvrtcCompiler::compile_one(NvrtcWorker& w, const CudaCompileRe
   r.diagnostics = parse_nvrtc_log(r.log, k_program_name, req.display_name);
   r.ok = reply->compiled;
   r.cubin = std::move(reply->cubin);
+  r.l2_policy = reply->l2_policy;
   if (!r.ok) {
     r.internal = reply->result != "NVRTC_ERROR_COMPILATION" && reply->result != "NVRTC_ERROR_INVALID_OPTION";
     r.reason = "NVRTC compilation failed (" + reply->result + ")";
@@ -160,6 +161,7 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
         r.cached = true;
         r.cubin = std::move(hit->cubin);
         r.log = std::move(hit->log);
+        r.l2_policy = std::move(hit->l2_policy);
         r.diagnostics = parse_nvrtc_log(r.log, k_program_name, reqs[i].display_name);
         continue;
       }
@@ -191,7 +193,7 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
         error = worker_error;
         return;
       }
-      if (results[i].ok && !m_opt.cache_dir.empty()) cache.put(keys[i], {results[i].cubin, results[i].log});
+      if (results[i].ok && !m_opt.cache_dir.empty()) cache.put(keys[i], {results[i].cubin, results[i].log, results[i].l2_policy});
     }
   };
   std::vector<std::thread> pool;

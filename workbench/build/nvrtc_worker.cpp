@@ -164,6 +164,7 @@ util::Result<NvrtcReply> NvrtcWorker::compile(const std::string& name, const std
   reply.compiled = j.value("compiled", false);
   reply.log = j.value("log", std::string());
   reply.result = j.value("result", std::string());
+  reply.l2_policy = j.value("l2_policy", std::string());
   size_t bytes = j.value("cubin_bytes", size_t(0));
   if (bytes > k_max_cubin) return std::unexpected(died("a compile (cubin too large)"));
   if (bytes > 0) {

@@ -192,7 +192,19 @@ bool CudaEvaluation::compile() {
     if (i == 0)
       for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
     m_cubin_data.push_back(std::move(r.cubin));
+    m_l2_policy.push_back(r.l2_policy);
   }
+  for (size_t i = 0; i < m_l2_policy.size(); ++i)
+    if (!m_l2_policy[i].empty()) {
+      m_verdict.diagnostics.push_back(core::Diagnostic{
+          m_cand.source_name, 0, 0, "note",
+          "the code sets L2 eviction policies (PTX `" + m_l2_policy[i] +
+              "`): lines it marks evict_last could stay in L2 across the flush between timed samples, so each of "
+              "its samples waits for the device and resets persisting L2 lines first (docs/cuda.md, \"Persisting "
+              "L2 lines\")",
+          "l2-cache-policy"});
+      break;
+    }
   m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
   m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"
                                     : cached == int(results->size())         ? "hit"

@@ -81,6 +81,7 @@ class CudaEvaluation : public Evaluation {
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
   std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
+  std::vector<std::string> m_l2_policy;   // per config: the L2 eviction-policy instruction its PTX uses, or ""
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds
   std::unique_ptr<GpuSession> m_session;

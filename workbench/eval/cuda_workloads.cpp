@@ -110,8 +110,9 @@ bool CudaEvaluation::use_config(size_t c) {
                       a.index});
     kernels.push_back({{"name", l.kernel}, {"args", args}});
   }
-  auto r = m_runner->command({{"op", "load"}, {"cubin", m_cubins[c]}, {"kernels", kernels}}, m_opt.run_timeout_ms,
-                             "loading the module");
+  const bool strict_l2 = c < m_l2_policy.size() && !m_l2_policy[c].empty();
+  auto r = m_runner->command({{"op", "load"}, {"cubin", m_cubins[c]}, {"kernels", kernels}, {"strict_l2", strict_l2}},
+                             m_opt.run_timeout_ms, "loading the module");
   if (!r) {
     auto f = classify_gpu_failure(r.error().status, r.error().reason);
     return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);

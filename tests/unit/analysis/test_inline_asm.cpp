@@ -47,6 +47,35 @@ extern "C" __global__ void k(float* c) { unsigned x; ld(c, x); c[0] = float(lane
   EXPECT_EQ(count(r, "parse"), 0) << dump(r);
 }
 
+// "::" qualifiers (cache hints, TMA's state spaces) are part of the opcode, not a label; a label
+// before an instruction still is.
+TEST(InlineAsm, QualifiedOpcodesAndLabelsAreRead) {
+  auto r = run(R"(
+__device__ float keep(const float* p) {
+  unsigned long long policy;
+  float v;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(policy));
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];"
+               :: "r"(0u), "l"(p), "r"(0u));
+  asm volatile("{\n done: bar.sync 0;\n}" ::);
+  return v;
+}
+extern "C" __global__ void k(float* c) { c[0] = keep(c); }
+)",
+               "vector_add", "cuda", "f32", {"k"});
+  KWB_REQUIRE_AVAILABLE(r);
+  EXPECT_EQ(count(r, "inline-asm"), 0) << dump(r);
+  auto bad = run(R"(
+extern "C" __global__ void k(float* c) { asm volatile("again: trap;"); asm volatile("pmevent.mask::x 1;"); }
+)",
+                 "vector_add", "cuda", "f32", {"k"});
+  ASSERT_EQ(count(bad, "inline-asm"), 2) << dump(bad);
+  std::string all = dump(bad);
+  EXPECT_NE(all.find("the instruction 'trap'"), std::string::npos) << all;
+  EXPECT_NE(all.find("the instruction 'pmevent.mask::x'"), std::string::npos) << all;
+}
+
 TEST(InlineAsm, PtxOutsideTheAllowListIsAnError) {
   auto r = run(R"(
 extern "C" __global__ void k(float* c) {

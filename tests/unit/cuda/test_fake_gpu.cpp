@@ -155,6 +155,29 @@ TEST_F(FakeGpu, ParameterCountMustMatchThePlan) {
   expect(eval(kernel("vadd", "a, b, c")), "rejected", "takes 4 parameters but its kwb:launch line passes 3");
 }
 
+// A kernel whose PTX sets L2 eviction policies ("l2keep" in the fake driver keeps its data in L2
+// unless persisting lines are reset before each launch) is timed with a reset before every
+// sample and says so; without the PTX instruction the same kernel is timed in queued batches,
+// reads 1 ns and is rejected by the physics floor.
+TEST_F(FakeGpu, KernelSettingL2PoliciesIsResetBeforeEverySample) {
+  const std::string plan = "// kwb:launch l2keep grid=(ceil_div(n, 256)) block=(256) args=(a, b, c, n)\n";
+  const std::string body = "extern \"C\" __global__ void l2keep(const float* a, const float* b, float* c, long long n) {";
+  auto hinted = eval(plan + body +
+                     "\n  unsigned long long p;\n  asm volatile(\"createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\" "
+                     ": \"=l\"(p));\n}\n");
+  expect(hinted, "accepted", "correct on");
+  bool noted = false;
+  for (const auto& d : hinted.verdict["diagnostics"])
+    if (d["rule"] == "l2-cache-policy") {
+      noted = true;
+      EXPECT_NE(d["message"].get<std::string>().find("evict_last"), std::string::npos) << d;
+    }
+  EXPECT_TRUE(noted) << hinted.verdict["diagnostics"];
+  auto plain = eval(plan + body + "}\n");
+  expect(plain, "rejected", "is physically impossible");
+  for (const auto& d : plain.verdict["diagnostics"]) EXPECT_NE(d["rule"], "l2-cache-policy") << d;
+}
+
 TEST_F(FakeGpu, CalibrationIsStoredOnce) {
   auto r = eval(kernel("vadd"));
   expect(r, "accepted", "correct on");

@@ -130,7 +130,7 @@ TEST(CubinKey, EveryInputChangesTheKey) {
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_100a", {"-DB=1"}, "candidate.cu", "src").hex);
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_90a", {"-DB=2"}, "candidate.cu", "src").hex);
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_90a", {"-DB=1"}, "candidate.cu", "src2").hex);
-  EXPECT_EQ(base.text.rfind("kwb-cubin-v1\n", 0), 0u);
+  EXPECT_EQ(base.text.rfind("kwb-cubin-v2\n", 0), 0u);
 }
 
 }  // namespace

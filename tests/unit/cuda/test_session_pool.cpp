@@ -34,7 +34,7 @@ TEST(GpuSessionPool, HandsEachStartedSessionToOneTakerAndStartsTheNext) {
   ASSERT_TRUE(a) << "no session was started";
   EXPECT_TRUE(a->device.value("present", false)) << a->device.dump();
   EXPECT_NE(a->device.value("name", std::string()).find("Fake GPU"), std::string::npos) << a->device.dump();
-  // The fake driver starts with 4 MiB of L2 set aside for persisting lines; the runner takes it
+  // The fake driver starts with 256 KiB of L2 set aside for persisting lines; the runner takes it
   // back to 0, so evict_last lines cannot outlive the flush between samples.
   EXPECT_EQ(a->device.value("l2_persisting_bytes", int64_t(-2)), 0) << a->device.dump();
   auto b = pool.take(60s);

@@ -4,7 +4,8 @@
 // host clock. Emulated kernels: the shipped vector_add ("vector_add_f32") and corpus-style
 // cheats: "vadd" (honest), "overrun" (writes c[n]), "mutate" (writes a), "stale" (computes on
 // its first launch only), "fault" (illegal address), "hang" (never finishes), "too_fast" (correct,
-// but the events report 1 ns), plus the runner's helper kernels (no-ops). Only what the runner calls is implemented.
+// but the events report 1 ns), "l2keep" (correct; 1 ns unless persisting L2 lines were reset
+// before each launch), plus the runner's helper kernels (no-ops). Only what the runner calls is implemented.
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -35,6 +36,9 @@ T* ptr(void** p, int i) {
 CUresult g_sticky = CUDA_SUCCESS;  // a fault poisons the context, as on a real GPU
 bool g_hang = false;
 bool g_too_fast = false;  // "too_fast": events report 1 ns (a timer that lies)
+// "l2keep": its data stays in L2 unless persisting lines were reset since its last launch; while
+// the last launch found it there, events report 1 ns (as if L2 served everything).
+bool g_reset_since_l2keep = true, g_l2_kept = false;
 int g_stale_launches = 0;
 
 void vadd(void** p, unsigned, unsigned) {
@@ -50,6 +54,11 @@ const Kernel k_kernels[] = {
     {"fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
     {"hang", 4, [](void**, unsigned, unsigned) { g_hang = true; }},
     {"too_fast", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), g_too_fast = true; }},
+    {"l2keep", 4,
+     [](void** p, unsigned g, unsigned b) {
+       vadd(p, g, b), g_l2_kept = !g_reset_since_l2keep;
+       g_reset_since_l2keep = false;
+     }},
     {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
     {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
     {"kwb_l2_clean", 3, [](void**, unsigned, unsigned) {}},
@@ -93,6 +102,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 1 << 20; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: *v = 768 << 10; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 227 * 1024; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
@@ -113,8 +123,8 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSynchronize() { return wait(); }
-CUresult CUDAAPI cuCtxResetPersistingL2Cache() { return CUDA_SUCCESS; }
-size_t g_persisting_l2 = 4 << 20;  // a set-aside the runner must take back to 0
+CUresult CUDAAPI cuCtxResetPersistingL2Cache() { return g_reset_since_l2keep = true, CUDA_SUCCESS; }
+static size_t g_persisting_l2 = 256 << 10;  // a set-aside the runner must take back to 0
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
   if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   g_persisting_l2 = value;
@@ -195,7 +205,7 @@ CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
 CUresult CUDAAPI cuEventSynchronize(CUevent) { return wait(); }
 CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
   auto d = *reinterpret_cast<Clock::time_point*>(b) - *reinterpret_cast<Clock::time_point*>(a);
-  *ms = g_too_fast ? 1e-6f : std::chrono::duration<float, std::milli>(d).count() + 0.001f;
+  *ms = g_too_fast || g_l2_kept ? 1e-6f : std::chrono::duration<float, std::milli>(d).count() + 0.001f;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGetErrorName(CUresult rc, const char** s) {
