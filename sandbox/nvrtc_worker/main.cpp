@@ -39,13 +39,14 @@ struct Program {
   }
 };
 
-// The first PTX instruction that sets an L2 eviction policy, or "". Lines marked evict_last can
-// outlive the runner's L2 flush between timed samples, so such kernels are timed with the device
-// idle and persisting lines reset before every sample (docs/cuda.md "Persisting L2 lines"). A
-// policy is only usable through createpolicy or an .L2::cache_hint operand (which a constant
-// could feed), and evict_last also exists as a prefetch/load qualifier.
+// The first of these markers of a cache eviction policy found in the PTX, or "". Lines marked
+// evict_last can outlive the runner's L2 flush between timed samples, so such kernels are timed
+// with the device idle and persisting lines reset before every sample (docs/cuda.md "Persisting
+// L2 lines"). A policy reaches L2 only through an .L2::cache_hint operand (createpolicy, or a
+// constant), or as an evict_last qualifier (prefetch.global.L2::evict_last; L1::evict_last too,
+// whose effect on L2 is unmeasured).
 std::string l2_policy_in(const std::string& ptx) {
-  for (const char* what : {"L2::evict_last", "L2::cache_hint", "createpolicy"})
+  for (const char* what : {"evict_last", "L2::cache_hint", "createpolicy"})
     if (ptx.find(what) != std::string::npos) return what;
   return {};
 }

@@ -22,9 +22,12 @@
 // the end; "ns" are CUDA-event times. Its load differs and it adds commands:
 //   {"op":"device"[,"driver":"/kwb/driver/libcuda.so.1"]}   (first; "driver" only for KWB_CUDA_DRIVER)
 //                      -> {"ok":true,"present":false,"reason":"no CUDA device: ..."} or the
-//                         identity: name, cc_major/minor, sms, l2_bytes, driver, pci_bus_id, ...
+//                         identity: name, cc_major/minor, sms, l2_bytes, l2_persisting_bytes,
+//                         driver, pci_bus_id, ...
 //   {"op":"load","cubin":"/job/config-0.cubin",
-//    "kernels":[{"name":"k","args":[["tensor",0],["param",1],["workspace",0]]}...]}
+//    "kernels":[{"name":"k","args":[["tensor",0],["param",1],["workspace",0]]}...],
+//    "strict_l2":bool}  (the code sets L2 eviction policies: every timed sample then starts on an
+//                        idle device with persisting L2 lines reset)
 //   {"op":"dims","launches":[{"grid":[x,y,z],"block":[x,y,z],"smem":N}...],"workspace_bytes":W}
 //                         (per workload and config, after map; evaluated by the trusted side)
 //   {"op":"stats"}     -> {"discarded":N,"throttled_kept":M,"sm_clock_min_mhz":..,...} since the

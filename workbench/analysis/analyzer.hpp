@@ -78,7 +78,7 @@ struct RuleInfo {
 // Every rule the analyzer reports (for docs and GET /v1/analysis/rules).
 std::span<const RuleInfo> rules();
 // Bumped whenever a rule changes what it reports (part of the cache key).
-inline constexpr const char* k_rules_version = "2";
+inline constexpr const char* k_rules_version = "3";
 
 // --- configuration (process-wide; each call takes effect for later analyze() calls) ---
 

@@ -61,16 +61,6 @@ const std::set<std::string, std::less<>> k_ptx_allowed = {
     // persisting lines reset before every sample (docs/cuda.md "Persisting L2 lines").
     "createpolicy"};
 
-// "name:" where name is a PTX identifier; not the "::" of a qualifier such as .L2::cache_hint.
-bool starts_with_label(const std::string& stmt, size_t colon) {
-  if (colon == 0 || (colon + 1 < stmt.size() && stmt[colon + 1] == ':')) return false;
-  for (size_t i = 0; i < colon; ++i) {
-    unsigned char ch = static_cast<unsigned char>(stmt[i]);
-    if (!std::isalnum(ch) && ch != '_' && ch != '$' && !(i == 0 && ch == '%')) return false;
-  }
-  return true;
-}
-
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -79,9 +69,29 @@ std::string trim(std::string_view s) {
 }
 
 // Empty when every instruction of the PTX template is allowed; else the offending instruction.
-std::string ptx_violation(const std::string& text) {
-  if (text.find("globaltimer") != std::string::npos || text.find("%clock") != std::string::npos)
+std::string ptx_violation(const std::string& raw) {
+  // ptxas reads \r, \f and \v as blanks; the parse below splits on them too, but a template has no
+  // use for them, so they are refused outright.
+  for (char ch : raw)
+    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+      return "a control character (only spaces, tabs and newlines may separate PTX tokens)";
+  if (raw.find("globaltimer") != std::string::npos || raw.find("%clock") != std::string::npos)
     return "a clock register (%clock/%globaltimer): a kernel must not observe time";
+  std::string text;  // the template without /* */ comments (each replaced by a blank, as ptxas reads it)
+  for (size_t i = 0; i < raw.size();) {
+    if (raw.compare(i, 2, "/*") == 0) {
+      size_t end = raw.find("*/", i + 2);
+      text += ' ';
+      i = end == std::string::npos ? raw.size() : end + 2;
+    } else {
+      text += raw[i++];
+    }
+  }
+  auto blank = [](char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; };
+  auto ident = [](char ch, bool first) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    return std::isalpha(c) || ch == '_' || ch == '$' || (first ? ch == '%' : std::isdigit(c) != 0);
+  };
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find_first_of(";\n", start);
@@ -92,16 +102,29 @@ std::string ptx_violation(const std::string& text) {
     stmt = trim(stmt);
     while (!stmt.empty() && (stmt.front() == '{' || stmt.front() == '}')) stmt = trim(stmt.substr(1));
     while (!stmt.empty() && (stmt.back() == '{' || stmt.back() == '}')) stmt = trim(stmt.substr(0, stmt.size() - 1));
-    if (stmt.empty()) continue;
-    // A label "name:" and a guard predicate "@p" / "@!p" come before the opcode.
-    if (auto colon = stmt.find(':'); colon != std::string::npos && starts_with_label(stmt, colon))
-      stmt = trim(stmt.substr(colon + 1));
+    // Labels ("name:", "name :", several in a row) come before the opcode; the "::" of a qualifier
+    // such as .L2::cache_hint is part of the opcode.
+    for (bool more = true; more && !stmt.empty();) {
+      more = false;
+      size_t k = 0;
+      while (k < stmt.size() && ident(stmt[k], k == 0)) ++k;
+      size_t colon = k;
+      while (colon < stmt.size() && blank(stmt[colon])) ++colon;
+      if (k > 0 && colon < stmt.size() && stmt[colon] == ':' && (colon + 1 == stmt.size() || stmt[colon + 1] != ':')) {
+        stmt = trim(stmt.substr(colon + 1));
+        more = true;
+      }
+    }
+    // A guard predicate "@p" / "@!p" too.
     if (!stmt.empty() && stmt[0] == '@') {
-      size_t sp = stmt.find_first_of(" \t");
-      stmt = sp == std::string::npos ? "" : trim(stmt.substr(sp));
+      size_t sp = 0;
+      while (sp < stmt.size() && !blank(stmt[sp])) ++sp;
+      stmt = trim(stmt.substr(sp));
     }
     if (stmt.empty()) continue;
-    std::string opcode = stmt.substr(0, stmt.find_first_of(" \t"));
+    size_t op_end = 0;
+    while (op_end < stmt.size() && !blank(stmt[op_end])) ++op_end;
+    std::string opcode = stmt.substr(0, op_end);
     if (opcode[0] == '.') {  // register declarations
       if (opcode == ".reg" || opcode == ".pred") continue;
       return "the directive '" + opcode + "'";
@@ -186,8 +209,9 @@ class AsmCheck {
     std::string bad = ptx_violation(text);
     if (!bad.empty())
       m_ctx.out.add("inline-asm", "error", at,
-                    fmt::format("inline PTX uses {}; allowed: mma, wgmma, ldmatrix, stmatrix, cp.async, ld, st, "
-                                "mov, shfl, bar, fence, cvt, prmt, setp/selp and .reg declarations",
+                    fmt::format("inline PTX uses {}; allowed: mma, wgmma, ldmatrix, stmatrix, movmatrix, cp.async, "
+                                "ld, ldu, st, mov, shfl, bar, barrier, fence, membar, mbarrier, cvt, cvta, prmt, "
+                                "setp/selp, createpolicy and .reg/.pred declarations",
                                 bad));
   }
 

@@ -164,6 +164,8 @@ util::Result<NvrtcReply> NvrtcWorker::compile(const std::string& name, const std
   reply.compiled = j.value("compiled", false);
   reply.log = j.value("log", std::string());
   reply.result = j.value("result", std::string());
+  if (reply.compiled && !j.contains("l2_policy"))  // fail closed: an older worker does not look
+    return std::unexpected(died("a compile (the reply does not say whether the code sets L2 policies)"));
   reply.l2_policy = j.value("l2_policy", std::string());
   size_t bytes = j.value("cubin_bytes", size_t(0));
   if (bytes > k_max_cubin) return std::unexpected(died("a compile (cubin too large)"));

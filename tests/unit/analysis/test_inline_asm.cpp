@@ -76,6 +76,17 @@ extern "C" __global__ void k(float* c) { asm volatile("again: trap;"); asm volat
   EXPECT_NE(all.find("the instruction 'pmevent.mask::x'"), std::string::npos) << all;
 }
 
+// What ptxas reads as a label before a forbidden instruction, or as a blank, must not hide it.
+TEST(InlineAsm, LabelsCommentsAndBlanksDoNotHideAnInstruction) {
+  for (const char* tmpl : {"mov : trap;", "mov\\t: trap;", "mov /* x */ : trap;", "cp : cp2: trap;",
+                           "ld : nanosleep.u32 5;", "@p\\rtrap;", "trap\\f;"}) {
+    auto r = run(std::string("extern \"C\" __global__ void k(float* c) { asm volatile(\"") + tmpl + "\"); }\n",
+                 "vector_add", "cuda", "f32", {"k"});
+    KWB_REQUIRE_AVAILABLE(r);
+    EXPECT_EQ(count(r, "inline-asm"), 1) << tmpl << "\n" << dump(r);
+  }
+}
+
 TEST(InlineAsm, PtxOutsideTheAllowListIsAnError) {
   auto r = run(R"(
 extern "C" __global__ void k(float* c) {

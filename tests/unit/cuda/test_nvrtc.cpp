@@ -58,6 +58,32 @@ TEST(Nvrtc, CompilesConfigsInParallelAndCaches) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "cache" / ((*first)[0].key + ".key")));
 }
 
+// The L2 eviction policies a config's PTX uses come back with the compile and from the cache; a
+// tunable can switch them on for one config only.
+TEST(Nvrtc, L2PoliciesAreReportedPerConfigAndCached) {
+  const char* kernel = R"(
+extern "C" __global__ void keep(const float* x, float* y) {
+#if KEEP
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(x));
+#endif
+  y[0] = x[0];
+}
+)";
+  kwb::test::TempDir dir;
+  std::vector<CudaCompileRequest> reqs = {{kernel, "keep.cu", {"-DKEEP=0"}, {}}, {kernel, "keep.cu", {"-DKEEP=1"}, {}}};
+  for (int round = 0; round < 2; ++round) {  // the second from the cache
+    NvrtcCompiler compiler(options(dir.path()));
+    auto r = compiler.compile_all(reqs);
+    ASSERT_TRUE(r) << r.error().what();
+    ASSERT_TRUE((*r)[0].ok && (*r)[1].ok) << (*r)[0].log << (*r)[1].log;
+    EXPECT_EQ((*r)[0].cached, round == 1);
+    EXPECT_EQ((*r)[0].l2_policy, "");
+    EXPECT_EQ((*r)[1].l2_policy, "evict_last");
+  }
+}
+
 TEST(Nvrtc, CompileErrorsNameFileLineAndColumn) {
   kwb::test::TempDir dir;
   NvrtcCompiler compiler(options(dir.path()));

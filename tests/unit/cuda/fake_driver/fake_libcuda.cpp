@@ -36,9 +36,15 @@ T* ptr(void** p, int i) {
 CUresult g_sticky = CUDA_SUCCESS;  // a fault poisons the context, as on a real GPU
 bool g_hang = false;
 bool g_too_fast = false;  // "too_fast": events report 1 ns (a timer that lies)
-// "l2keep": its data stays in L2 unless persisting lines were reset since its last launch; while
-// the last launch found it there, events report 1 ns (as if L2 served everything).
-bool g_reset_since_l2keep = true, g_l2_kept = false;
+// "l2keep": its data stays in L2 unless persisting lines were reset since its last launch, and
+// a reset counts only while the device is idle (it is not ordered with the stream: g_busy, set by
+// a launch, cleared by a synchronisation). A sample whose stop event follows a launch that found
+// its data kept reads 1 ns (as if L2 served everything).
+bool g_reset_since_l2keep = true, g_l2_kept = false, g_busy = false;
+struct FakeEvent {
+  Clock::time_point at;
+  bool kept = false;  // g_l2_kept when recorded
+};
 int g_stale_launches = 0;
 
 void vadd(void** p, unsigned, unsigned) {
@@ -73,6 +79,7 @@ const Kernel* find(const char* name) {
 
 CUresult wait() {
   while (g_hang) std::this_thread::sleep_for(std::chrono::seconds(1));
+  g_busy = false;
   return g_sticky;
 }
 
@@ -123,7 +130,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSynchronize() { return wait(); }
-CUresult CUDAAPI cuCtxResetPersistingL2Cache() { return g_reset_since_l2keep = true, CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxResetPersistingL2Cache() {
+  if (!g_busy) g_reset_since_l2keep = true;
+  return CUDA_SUCCESS;
+}
 static size_t g_persisting_l2 = 256 << 10;  // a set-aside the runner must take back to 0
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
   if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -187,6 +197,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, u
                                 unsigned, CUstream, void** params, void**) {
   if (g_sticky != CUDA_SUCCESS) return g_sticky;
   reinterpret_cast<Kernel*>(f)->run(params, gx, bx);
+  g_busy = true;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
@@ -195,17 +206,18 @@ CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream) { return wait(); }
 CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
-  *e = reinterpret_cast<CUevent>(new Clock::time_point());
+  *e = reinterpret_cast<CUevent>(new FakeEvent());
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
-  *reinterpret_cast<Clock::time_point*>(e) = Clock::now();
+  *reinterpret_cast<FakeEvent*>(e) = {Clock::now(), g_l2_kept};
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventSynchronize(CUevent) { return wait(); }
 CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
-  auto d = *reinterpret_cast<Clock::time_point*>(b) - *reinterpret_cast<Clock::time_point*>(a);
-  *ms = g_too_fast || g_l2_kept ? 1e-6f : std::chrono::duration<float, std::milli>(d).count() + 0.001f;
+  const auto* stop = reinterpret_cast<FakeEvent*>(b);
+  auto d = stop->at - reinterpret_cast<FakeEvent*>(a)->at;
+  *ms = g_too_fast || stop->kept ? 1e-6f : std::chrono::duration<float, std::milli>(d).count() + 0.001f;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGetErrorName(CUresult rc, const char** s) {
