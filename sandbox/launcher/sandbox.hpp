@@ -126,6 +126,11 @@ class Process {
   // namespace with it (then bwrap exits); SIGKILL to bwrap itself when pid 1 is not known yet or
   // bwrap does not exit within 5 s. The next wait() reports signal 9.
   void kill();
+  // Stops every process of the sandbox (SIGSTOP to bwrap and all its descendants, until each of
+  // their threads is seen stopped and no new process appeared), so nothing of it runs while
+  // another subject is timed (eval/paired_timing.hpp); thaw() lets them go on. freeze.cpp.
+  util::Result<void> freeze();
+  void thaw();
 
   struct Impl;
   explicit Process(std::unique_ptr<Impl> impl);

@@ -25,6 +25,7 @@ const RouteDoc k_routes[] = {
     {"get", "/v1/leaderboard/{op}", "agent", "Accepted candidates of an op, fastest against the incumbent first"},
     {"get", "/v1/library", "agent", "The library's dispatch entries at its head commit"},
     {"get", "/v1/library/{op}", "agent", "One op's dispatch entries and library history"},
+    {"post", "/v1/library/{op}/retime", "reviewer", "Queue the op's incumbents for evaluation here: fresh tuning records replace theirs (202 with the candidate ids)"},
     {"post", "/v1/tokens", "admin", "Create a token (body: {name, role}); the token is shown once"},
     {"get", "/v1/tokens", "admin", "List tokens (never their secrets)"},
     {"get", "/metrics", "", "Prometheus metrics"},

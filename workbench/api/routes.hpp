@@ -8,4 +8,5 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx);        // health, d
 void add_candidate_routes(httplib::Server& svr, ApiContext& ctx);   // submit, get, list, cancel
 void add_event_routes(httplib::Server& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(httplib::Server& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
+void add_retime_routes(httplib::Server& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime
 }  // namespace kwb::api

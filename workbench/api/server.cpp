@@ -30,6 +30,7 @@ Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_uniqu
   add_candidate_routes(*m_svr, ctx);
   add_event_routes(*m_svr, ctx);
   add_library_routes(*m_svr, ctx);
+  add_retime_routes(*m_svr, ctx);
   // Unknown routes, 413 from the body limit, and anything else without a JSON body of its own.
   m_svr->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;

@@ -32,24 +32,34 @@ int usage(const std::string& msg) {
   return 2;
 }
 
-util::Result<library::Policy> load_policy(const std::string& file) {
+util::Result<library::Policy> load_policy(const std::string& file, int decide_budget_ms) {
   library::Policy p;
-  p.always_remeasure = true;
+  p.decide_budget_ms = decide_budget_ms;
   if (file.empty()) return p;
   auto text = util::read_file(file);
   if (!text) return std::unexpected(text.error());
   auto j = nlohmann::json::parse(*text, nullptr, false, true);
   if (j.is_discarded() || !j.is_object()) return util::fail(file, "expected a JSON object");
+  double budget = p.decide_budget_ms, blocks = p.min_blocks;
   for (const auto& [key, value] : j.items()) {
     double* field = key == "min_gain_pct"         ? &p.min_gain_pct
-                    : key == "noise_sigmas"       ? &p.noise_sigmas
+                    : key == "same_margin_pct"    ? &p.same_margin_pct
                     : key == "max_regression_pct" ? &p.max_regression_pct
+                    : key == "confidence"         ? &p.confidence
+                    : key == "decide_budget_ms"   ? &budget
+                    : key == "min_blocks"         ? &blocks
                                                   : nullptr;
     if (!field)
-      return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, noise_sigmas, max_regression_pct)");
+      return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, same_margin_pct, "
+                                           "max_regression_pct, confidence, decide_budget_ms, min_blocks)");
     if (!value.is_number() || value.get<double>() < 0) return util::fail(file + ": " + key, "expected a number >= 0");
     *field = value.get<double>();
   }
+  if (!(p.confidence > 0.5 && p.confidence < 1)) return util::fail(file + ": confidence", "expected a number in (0.5, 1)");
+  if (budget < 1 || blocks < 1)
+    return util::fail(file + ": " + (budget < 1 ? "decide_budget_ms" : "min_blocks"), "expected a number >= 1");
+  p.decide_budget_ms = int(budget);
+  p.min_blocks = int(blocks);
   return p;
 }
 
@@ -93,7 +103,7 @@ std::string junit_report(const nlohmann::json& results, double seconds) {
 
 int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   auto t0 = std::chrono::steady_clock::now();
-  auto policy = load_policy(a.policy);
+  auto policy = load_policy(a.policy, int(settings.get_int("decide-budget-ms")));
   if (!policy) return usage(policy.error().what());
   std::filesystem::path workspace = settings.get("workspace");
   auto db = store::Database::open(workspace / "kwb.db");
@@ -150,9 +160,22 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     }
     core::Verdict v = eval::run_to_verdict(**made);
     cand.variant = v.variant;
-    referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, full, inc); });
+    referee.judge(cand, v, made->get(), [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
+      return prepare_library_kernel(factory, full, inc, bench);
+    });
     r["variant"] = v.variant.empty() ? rec.variant : v.variant;
     if (v.summary.geomean_vs_incumbent) r["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
+    // The evidence per bench workload: the interleaved comparison's label, ratio, interval, blocks.
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& w : v.workloads)
+      if (w.comparison)
+        evidence.push_back({{"workload", w.name}, {"label", w.comparison->label}, {"ratio", w.comparison->ratio},
+                            {"low", w.comparison->low}, {"high", w.comparison->high},
+                            {"confidence", w.comparison->confidence}, {"blocks", w.comparison->blocks},
+                            {"samples", w.comparison->samples}});
+    r["comparisons"] = evidence;
+    if (v.summary.decision) r["decision"] = v.summary.decision->reason;
+    if (v.summary.machine) r["machine"] = v.summary.machine->detail + (v.summary.machine->busy ? " (busy)" : "");
     if (v.status == core::Status::no_device || v.status == core::Status::error) {
       // This machine could not judge it (no GPU, a setup error): not the candidate's fault.
       r.update({{"outcome", "error"}, {"reason", std::string(core::status_name(v.status)) + ": " + v.reason}});
@@ -210,8 +233,11 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                            {"final_commit", final_commit ? *final_commit : ""},
                            {"policy",
                             {{"min_gain_pct", policy->min_gain_pct},
-                             {"noise_sigmas", policy->noise_sigmas},
-                             {"max_regression_pct", policy->max_regression_pct}}},
+                             {"same_margin_pct", policy->same_margin_pct},
+                             {"max_regression_pct", policy->max_regression_pct},
+                             {"confidence", policy->confidence},
+                             {"decide_budget_ms", policy->decide_budget_ms},
+                             {"min_blocks", policy->min_blocks}}},
                            {"summary", {{"pending", pending.size()}, {"promoted", promoted}, {"failed", failed}}},
                            {"seconds", seconds},
                            {"candidates", results}};
@@ -232,7 +258,8 @@ void add_ci_command(CLI::App& app, util::Settings& settings, int& code) {
   auto* promote = ci->add_subcommand(
       "promote", "Re-validate pending winners with fresh seeds, re-time the incumbents, promote those that still win");
   promote->add_option("--policy", a->policy,
-                      "JSON policy file: {\"min_gain_pct\": 1, \"noise_sigmas\": 3, \"max_regression_pct\": 5}");
+                      "JSON policy file: {\"min_gain_pct\": 1, \"same_margin_pct\": 2, \"max_regression_pct\": 5, "
+                      "\"confidence\": 0.99, \"decide_budget_ms\": 3000, \"min_blocks\": 10}");
   promote->add_option("--report-json", a->report_json, "Write the kwb.ci-promote.v1 JSON report here");
   promote->add_option("--junit", a->junit, "Write a JUnit XML report here");
   promote->add_option("--op", a->ops, "Only these ops (repeatable)");

@@ -92,6 +92,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
 
   core::Verdict verdict;
   std::optional<CudaBackend> gpu;  // for the baselines
+  std::unique_ptr<eval::Evaluation> evaluation;  // kept open for --compare's interleaved timing
   if (backend == "cuda" || backend == "cuda-launcher") {
     // The GPU helpers live beside kwb-runner (and kwb).
     auto helpers = opt.runner.parent_path();
@@ -109,19 +110,20 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
     gpu = CudaBackend{cuda, *device};
-    eval::CudaEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, cuda, *device);
-    if (device->present) evaluation.adopt_session(std::move(*session));
+    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, reference::find(spec->op), cand, opt, cuda, *device);
+    if (device->present) cuda_eval->adopt_session(std::move(*session));
     else session->reset();
-    verdict = eval::run_to_verdict(evaluation);
+    evaluation = std::move(cuda_eval);
+    verdict = eval::run_to_verdict(*evaluation);
   } else {
     auto device = eval::cpu_device(*db);
     if (!device) return usage_error(device.error().what());
-    eval::CpuEvaluation evaluation(*spec, reference::find(spec->op), cand, opt, *device);
-    verdict = eval::run_to_verdict(evaluation);
+    evaluation = std::make_unique<eval::CpuEvaluation>(*spec, reference::find(spec->op), cand, opt, *device);
+    verdict = eval::run_to_verdict(*evaluation);
   }
   if (a.compare && verdict.status == core::Status::accepted) {
-    // Against the workspace library's incumbent, as the daemon's decide stage does (its records,
-    // or the incumbent evaluated here and now).
+    // Against the workspace library's incumbent, as the daemon's decide stage does: both timed
+    // interleaved here and now.
     auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
     if (!repo) return usage_error("library: " + repo.error().what());
     auto cpu = eval::cpu_device(*db);
@@ -132,9 +134,12 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     like.backend = cand.backend;
     like.bench = a.bench;
     cand.variant = verdict.variant;
-    library::Referee(**repo, *db).judge(cand, verdict, [&](const core::Candidate& inc) {
-      return measure_library_kernel(factory, like, inc);
-    });
+    library::Policy policy;
+    policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
+    library::Referee(**repo, *db, policy)
+        .judge(cand, verdict, evaluation.get(), [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
+          return prepare_library_kernel(factory, like, inc, bench);
+        });
   }
   if (gpu && !a.no_baseline && verdict.status == core::Status::accepted) {
     // vs_baseline: the spec's vendor baselines evaluated here, in their own runner process.
@@ -177,8 +182,8 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
   cmd->add_flag("--no-baseline", args->no_baseline,
                 "Skip the spec's vendor baselines (cuBLAS/CUB; by default evaluated here for vs_baseline)");
-  cmd->add_flag("--compare", args->compare, "Compare with the library's incumbent (vs_incumbent, beats_incumbent); "
-                                             "times the incumbent here when its tuning records are missing or stale");
+  cmd->add_flag("--compare", args->compare, "Compare with the library's incumbent: both timed interleaved here "
+                                             "(per workload a label, ratio and interval; summary.decision)");
   cmd->add_option("--bench", args->bench, "Validate and time only this bench workload (repeatable)");
   cmd->add_flag("--keep-job", args->keep_job, "Keep the sandbox job folder under <workspace>/jobs");
   cmd->add_flag("--no-cache", args->no_cache, "Compile even when <workspace>/cache holds this exact build");

@@ -75,15 +75,24 @@ std::filesystem::path library_path(const util::Settings& settings) {
   return set;
 }
 
-core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
-                                     const core::Candidate& kernel) {
+util::Result<std::unique_ptr<eval::Evaluation>> prepare_library_kernel(const exec::EvaluationFactory& factory,
+                                                                       const store::CandidateRecord& like,
+                                                                       const core::Candidate& kernel,
+                                                                       const std::vector<std::string>& bench) {
   store::CandidateRecord rec = like;
   rec.id = kernel.id;
   rec.variant = kernel.variant;
+  rec.backend = kernel.backend;
   rec.source_name = std::filesystem::path(kernel.source_name).filename().string();
   rec.flags = kernel.flags;
   rec.note = kernel.note;
-  auto made = factory(rec, kernel.source, nullptr);
+  rec.bench = bench;
+  return factory(rec, kernel.source, nullptr);
+}
+
+core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
+                                     const core::Candidate& kernel) {
+  auto made = prepare_library_kernel(factory, like, kernel, like.bench);
   if (!made) {
     core::Verdict v;
     v.op = kernel.op;

@@ -41,6 +41,12 @@ std::filesystem::path library_path(const util::Settings& settings);
 // calling thread (the device lane, so on the same device slot); `like` supplies the backend.
 core::Verdict measure_library_kernel(const exec::EvaluationFactory& factory, const store::CandidateRecord& like,
                                      const core::Candidate& kernel);
+// The same evaluation, not yet run: the decide stage runs it and keeps it open to time it
+// against the candidate (library::PrepareFn); `bench` as in CandidateRecord::bench.
+util::Result<std::unique_ptr<eval::Evaluation>> prepare_library_kernel(const exec::EvaluationFactory& factory,
+                                                                       const store::CandidateRecord& like,
+                                                                       const core::Candidate& kernel,
+                                                                       const std::vector<std::string>& bench);
 
 // The `auto-promote` setting: "none" (or ""), "all", or a comma list of ops.
 class AutoPromote {

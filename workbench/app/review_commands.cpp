@@ -1,6 +1,8 @@
 // kwb promote | reject | diff | leaderboard | library: the review surface of a running daemon
 // (POST /v1/candidates/{id}/promote|reject, GET .../diff, /v1/leaderboard/{op}, /v1/library[/{op}]).
 #include <cstdio>
+
+#include <fmt/format.h>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -67,13 +69,26 @@ int run_diff(const ReviewArgs& a) {
               out.contains("beats_incumbent") && out["beats_incumbent"].is_boolean()
                   ? (out["beats_incumbent"].get<bool>() ? "beats it" : "does not beat it")
                   : "not compared");
-  std::printf("%-24s %14s %14s %10s\n", "workload", "candidate ns", "incumbent ns", "speed-up");
+  if (out.contains("decision") && out["decision"].is_string()) std::printf("decision: %s\n", str(out, "decision").c_str());
+  if (out.contains("machine") && out["machine"].is_object() && out["machine"].value("busy", false))
+    std::printf("warning: busy machine during timing: %s\n", str(out["machine"], "detail").c_str());
+  std::printf("\n%-24s %14s %14s %10s %-20s %-9s %7s %8s\n", "workload", "candidate ns", "incumbent ns", "speed-up",
+              "interval", "label", "blocks", "samples");
   for (const auto& w : out.value("workloads", nlohmann::json::array())) {
     auto ns = [&](const char* k) {
       return w.contains(k) && w[k].is_number() ? std::to_string(int64_t(w[k].get<double>())) : std::string("-");
     };
-    std::printf("%-24s %14s %14s %10s\n", str(w, "workload").c_str(), ns("candidate_ns").c_str(),
-                ns("incumbent_ns").c_str(), ratio(w, "vs_incumbent").c_str());
+    std::string interval = "-", label = "-", blocks = "-", samples = ns("samples");
+    if (w.contains("comparison") && w["comparison"].is_object()) {
+      const auto& c = w["comparison"];
+      interval = fmt::format("[{:.3f}, {:.3f}]", c.value("low", 0.0), c.value("high", 0.0));
+      label = c.value("label", "-");
+      blocks = std::to_string(c.value("blocks", 0));
+      samples = std::to_string(c.value("samples", 0));
+    }
+    std::printf("%-24s %14s %14s %10s %-20s %-9s %7s %8s\n", str(w, "workload").c_str(), ns("candidate_ns").c_str(),
+                ns("incumbent_ns").c_str(), ratio(w, "vs_incumbent").c_str(), interval.c_str(), label.c_str(),
+                blocks.c_str(), samples.c_str());
   }
   std::printf("\n%s", str(out, "diff").c_str());
   return 0;
@@ -84,15 +99,20 @@ int run_leaderboard(const ReviewArgs& a) {
   if (int rc = call("leaderboard", a, false, "/v1/leaderboard/" + a.op + "?limit=" + std::to_string(a.limit), {}, out))
     return rc;
   if (a.json) return 0;
-  std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %s\n", "id", "variant", "backend", "vs incumb.", "beats",
-              "decision", "note");
+  std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %-40s  %s\n", "id", "variant", "backend", "vs incumb.", "beats",
+              "decision", "per workload: label ratio [interval] blocks", "note");
   for (const auto& c : out.value("candidates", nlohmann::json::array())) {
     std::string beats = c.contains("beats_incumbent") && c["beats_incumbent"].is_boolean()
                             ? (c["beats_incumbent"].get<bool>() ? "yes" : "no")
                             : "-";
-    std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %s\n", str(c, "id").c_str(), str(c, "variant").c_str(),
+    std::string evidence;
+    for (const auto& e : c.value("comparisons", nlohmann::json::array()))
+      evidence += fmt::format("{}{} {} {:.3f}x [{:.3f}, {:.3f}] {}b", evidence.empty() ? "" : "; ", str(e, "workload"),
+                              str(e, "label"), e.value("ratio", 0.0), e.value("low", 0.0), e.value("high", 0.0),
+                              e.value("blocks", 0));
+    std::printf("%-18s  %-8s  %-8s  %10s  %-6s  %-9s  %-40s  %s\n", str(c, "id").c_str(), str(c, "variant").c_str(),
                 str(c, "backend").c_str(), ratio(c, "geomean_vs_incumbent").c_str(), beats.c_str(),
-                str(c, "decision").c_str(), str(c, "note").c_str());
+                str(c, "decision").c_str(), evidence.empty() ? "-" : evidence.c_str(), str(c, "note").c_str());
   }
   return 0;
 }

@@ -84,14 +84,17 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
   auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
-  library::Referee referee(**library, *db);
+  library::Policy policy;
+  policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
+  library::Referee referee(**library, *db, policy);
   library::Curator curator(*db, objects, **library, specs);
   AutoPromote auto_promote(settings.get("auto-promote"));
   // In the device lane after the decide stage: compare with the incumbent, then (policy) promote,
   // so a winner's decision exists by the time its verdict is visible.
   BaselineJudge baselines(specs);
   pcfg.judge = [&referee, &factory, &curator, &baselines, auto_promote](const store::CandidateRecord& rec,
-                                                                        const std::string& source, core::Verdict& v) {
+                                                                        const std::string& source, core::Verdict& v,
+                                                                        eval::Evaluation& evaluation) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
       store::CandidateRecord like = rec;
@@ -99,7 +102,9 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
       like.bench = bench;
       return measure_library_kernel(factory, like, k);
     });
-    referee.judge(cand, v, [&](const core::Candidate& inc) { return measure_library_kernel(factory, rec, inc); });
+    referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
+      return prepare_library_kernel(factory, rec, inc, bench);
+    });
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
     auto o = curator.promote_evaluated(cand, v, "auto-promote");

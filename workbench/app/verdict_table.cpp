@@ -43,12 +43,21 @@ std::string render_verdict(const core::Verdict& v) {
                          w.correct ? "" : "  WRONG");
     }
   }
+  for (const auto& w : v.workloads)
+    if (w.comparison)
+      out += fmt::format("  vs incumbent {:<14} {:<9} {:.3f}x [{:.3f}, {:.3f}] ({:.1f}% interval, {} blocks, {} samples "
+                         "a side, {})\n",
+                         w.name, w.comparison->label, w.comparison->ratio, w.comparison->low, w.comparison->high,
+                         w.comparison->confidence * 100, w.comparison->blocks, w.comparison->samples,
+                         w.comparison->stop_reason);
   if (v.summary.incumbent)
-    out += fmt::format("  incumbent: {} at {:.12} ({}{}): {} geomean, {}\n", v.summary.incumbent->kernel,
+    out += fmt::format("  incumbent: {} at {:.12} ({}): {} geomean, {}\n", v.summary.incumbent->kernel,
                        v.summary.incumbent->commit, v.summary.incumbent->device_class,
-                       v.summary.incumbent->remeasured ? ", re-timed in this run" : ", from its tuning records",
                        v.summary.geomean_vs_incumbent ? fmt::format("{:.3f}x", *v.summary.geomean_vs_incumbent) : "-",
-                       v.summary.beats_incumbent.value_or(false) ? "beats it" : "does not beat it");
+                       v.summary.decision ? v.summary.decision->reason
+                                          : (v.summary.beats_incumbent.value_or(false) ? "beats it" : "not compared"));
+  if (v.summary.machine)
+    out += fmt::format("  machine: {}{}\n", v.summary.machine->detail, v.summary.machine->busy ? " (busy)" : "");
   out += fmt::format("  toolchain: {}\n  wall: {:.0f} ms", v.toolchain, v.summary.wall_ms);
   for (const auto& [k, ms] : v.summary.stage_ms) out += fmt::format(", {} {:.0f} ms", k, ms);
   out += "\n";

@@ -45,6 +45,30 @@ struct TimeStats {
   double launch_overhead_ns = 0;
   // GPU: the SM clock NVML read at each timing batch (0 when unknown), to compare runs and tools.
   unsigned sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
+  double timed_ms = 0;  // wall time of the timing batches (what the budget counts)
+};
+
+// An interleaved A/B comparison of one bench workload with the incumbent (docs/library.md
+// "Decide"): both timed in the same device slot, alternating in blocks on the same inputs.
+struct Comparison {
+  std::string label;           // "faster" | "slower" | "same" | "undecided"
+  double ratio = 0;            // incumbent time / candidate time, median of the per-block ratios (> 1: faster)
+  double low = 0, high = 0;    // its distribution-free confidence interval (order statistics)
+  double confidence = 0;       // of the interval
+  int blocks = 0;              // block pairs timed
+  int samples = 0;             // calls timed per side
+  double candidate_ns = 0, incumbent_ns = 0;  // medians of all samples of each side
+  double ms = 0;               // wall time of the comparison
+  std::string stop_reason;     // "settled" | "budget" | "max_blocks"
+};
+
+// The machine while a verdict's timings ran (docs/evaluation.md "Machine state").
+struct MachineState {
+  double load_avg_1m = 0;      // highest 1-minute load average seen
+  int running_max = 0;         // most runnable threads seen (/proc/stat procs_running), ours included
+  int cores = 0;               // usable cores
+  bool busy = false;           // load beyond what the timing itself makes
+  std::string detail;          // one line: what was seen
 };
 
 struct RooflineResult {
@@ -67,6 +91,7 @@ struct WorkloadResult {
   std::optional<TimeStats> time;
   std::optional<RooflineResult> roofline;
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
+  std::optional<Comparison> comparison;             // the interleaved A/B comparison behind vs_incumbent
 };
 
 // The library kernel a verdict was compared with (docs/library.md).
@@ -75,13 +100,24 @@ struct IncumbentRef {
   std::string commit;         // library commit the comparison read
   std::string source_sha256;  // of the incumbent's source
   std::string device_class;   // dispatch key the incumbent holds ("any", "cpu-x86_64", "cuda-sm_90")
-  bool remeasured = false;    // its records were missing or stale: timed in the same run
+  bool remeasured = false;    // timed in the same run (always, since the interleaved comparison)
+};
+
+// What the decision rule made of the comparisons (library/decision.hpp).
+struct Decision {
+  bool promotable = false;
+  std::string reason;                  // one line: why (not)
+  std::vector<std::string> undecided;  // bench workloads whose interval was too wide
+  std::vector<std::string> regressions;
+  std::vector<std::string> wins;
 };
 
 struct Summary {
   std::optional<double> geomean_vs_incumbent, geomean_vs_baseline;
   std::optional<bool> beats_incumbent;
   std::optional<IncumbentRef> incumbent;  // null: not compared (no library, or not accepted)
+  std::optional<Decision> decision;       // null: no interleaved comparison ran
+  std::optional<MachineState> machine;    // the machine during timing
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;
   std::string compile_cache;  // "hit" | "miss" | "off"  // analyze, compile, validate, benchmark

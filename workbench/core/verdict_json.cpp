@@ -41,7 +41,15 @@ nlohmann::json to_json(const TimeStats& t) {
           {"stdev_pct", t.stdev_pct}, {"mean_stderr_pct", t.mean_stderr_pct},
           {"samples", t.samples}, {"discarded", t.discarded}, {"stop_reason", t.stop_reason},
           {"clock", t.clock}, {"cold", t.cold}, {"launch_overhead_ns", t.launch_overhead_ns},
-          {"sm_clock_min_mhz", t.sm_clock_min_mhz}, {"sm_clock_max_mhz", t.sm_clock_max_mhz}};
+          {"sm_clock_min_mhz", t.sm_clock_min_mhz}, {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+          {"timed_ms", t.timed_ms}};
+}
+
+nlohmann::json to_json(const Comparison& c) {
+  return {{"label", c.label}, {"ratio", c.ratio}, {"low", c.low}, {"high", c.high},
+          {"confidence", c.confidence}, {"blocks", c.blocks}, {"samples", c.samples},
+          {"candidate_ns", c.candidate_ns}, {"incumbent_ns", c.incumbent_ns}, {"ms", c.ms},
+          {"stop_reason", c.stop_reason}};
 }
 
 nlohmann::json to_json(const WorkloadResult& w) {
@@ -66,6 +74,7 @@ nlohmann::json to_json(const WorkloadResult& w) {
     j["roofline"] = nullptr;
   j["vs_incumbent"] = w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json(nullptr);
   j["vs_baseline"] = w.vs_baseline ? nlohmann::json(*w.vs_baseline) : nlohmann::json(nullptr);
+  j["comparison"] = w.comparison ? to_json(*w.comparison) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -93,6 +102,20 @@ nlohmann::json to_json(const Verdict& v) {
                                                      {"device_class", v.summary.incumbent->device_class},
                                                      {"remeasured", v.summary.incumbent->remeasured}}
                                     : nlohmann::json(nullptr)},
+                  {"decision", v.summary.decision
+                                   ? nlohmann::json{{"promotable", v.summary.decision->promotable},
+                                                    {"reason", v.summary.decision->reason},
+                                                    {"wins", v.summary.decision->wins},
+                                                    {"regressions", v.summary.decision->regressions},
+                                                    {"undecided", v.summary.decision->undecided}}
+                                   : nlohmann::json(nullptr)},
+                  {"machine", v.summary.machine
+                                  ? nlohmann::json{{"load_avg_1m", v.summary.machine->load_avg_1m},
+                                                   {"running_max", v.summary.machine->running_max},
+                                                   {"cores", v.summary.machine->cores},
+                                                   {"busy", v.summary.machine->busy},
+                                                   {"detail", v.summary.machine->detail}}
+                                  : nlohmann::json(nullptr)},
                   {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
                   {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)
                                                                     : nlohmann::json(v.summary.compile_cache)}};

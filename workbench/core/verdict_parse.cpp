@@ -44,6 +44,7 @@ TimeStats time_stats(const J& t) {
   s.mean_stderr_pct = num(t, "mean_stderr_pct");
   s.samples = int(num(t, "samples"));
   s.discarded = int(num(t, "discarded"));
+  s.timed_ms = num(t, "timed_ms");
   s.stop_reason = str(t, "stop_reason");
   s.clock = str(t, "clock");
   s.cold = !(t.contains("cold") && t["cold"].is_boolean()) || t["cold"].get<bool>();
@@ -82,6 +83,13 @@ WorkloadResult workload(const J& w) {
   }
   r.vs_incumbent = opt_num(w, "vs_incumbent");
   r.vs_baseline = opt_num(w, "vs_baseline");
+  if (w.contains("comparison") && w["comparison"].is_object()) {
+    const J& c = w["comparison"];
+    r.comparison = Comparison{str(c, "label"),          num(c, "ratio"),        num(c, "low"),
+                              num(c, "high"),           num(c, "confidence"),   int(num(c, "blocks")),
+                              int(num(c, "samples")),   num(c, "candidate_ns"), num(c, "incumbent_ns"),
+                              num(c, "ms"),             str(c, "stop_reason")};
+  }
   return r;
 }
 
@@ -124,6 +132,27 @@ util::Result<Verdict> verdict_from_json(const J& j) {
       IncumbentRef ref{str(i, "kernel"), str(i, "commit"), str(i, "source_sha256"), str(i, "device_class"),
                              i.contains("remeasured") && i["remeasured"].is_boolean() && i["remeasured"].get<bool>()};
       v.summary.incumbent = ref;
+    }
+    if (s.contains("decision") && s["decision"].is_object()) {
+      const J& d = s["decision"];
+      Decision dec;
+      dec.promotable = d.contains("promotable") && d["promotable"].is_boolean() && d["promotable"].get<bool>();
+      dec.reason = str(d, "reason");
+      auto names = [&](const char* key, std::vector<std::string>& out) {
+        if (d.contains(key) && d[key].is_array())
+          for (const auto& n : d[key])
+            if (n.is_string()) out.push_back(n.get<std::string>());
+      };
+      names("wins", dec.wins);
+      names("regressions", dec.regressions);
+      names("undecided", dec.undecided);
+      v.summary.decision = dec;
+    }
+    if (s.contains("machine") && s["machine"].is_object()) {
+      const J& m = s["machine"];
+      v.summary.machine = MachineState{num(m, "load_avg_1m"), int(num(m, "running_max")), int(num(m, "cores")),
+                                       m.contains("busy") && m["busy"].is_boolean() && m["busy"].get<bool>(),
+                                       str(m, "detail")};
     }
     v.summary.wall_ms = num(s, "wall_ms");
     if (s.contains("stage_ms") && s["stage_ms"].is_object())

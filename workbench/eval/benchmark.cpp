@@ -10,7 +10,8 @@ std::optional<std::string> stop_reason(const std::vector<double>& samples, doubl
   const double timed_ms = timed_s * 1000.0;
   if (criterion.converged(samples) && timed_ms >= std::min(cfg.min_timed_ms, cfg.budget_ms)) return "converged";
   if (int(samples.size()) >= cfg.max_samples) return "max_samples";
-  if (timed_ms >= cfg.budget_ms) return "budget";
+  if (timed_ms >= cfg.budget_ms && int(samples.size()) >= cfg.min_samples) return "budget";
+  if (timed_ms >= std::max(cfg.budget_ms, cfg.hard_budget_ms)) return "hard_budget";
   return std::nullopt;
 }
 
@@ -76,6 +77,7 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
   out = [&] {
     auto t = summarize(samples);
     t.stop_reason = out.stop_reason;
+    t.timed_ms = timed_s * 1000.0;
     return t;
   }();
   out.clock = "steady_clock";

@@ -24,6 +24,10 @@ struct BenchmarkConfig {
   int command_timeout_ms = 10000;
   int rerandomised_rounds = 3;  // rounds that get fresh inputs before timing
   int max_samples = 5000;
+  // The budget ends timing only once this many samples are in (a floor for decisions on large
+  // workloads, issue 14), unless the timing has run for hard_budget_ms (a kernel of seconds per call).
+  int min_samples = 10;
+  int hard_budget_ms = 60000;
   // The runner keeps its own copy of the arena (kwb-gpu-runner), so the last round's outputs are
   // fetched before they are verified; rounds that are not verified skip the download and rounds
   // on unchanged inputs the upload (RunnerSession::Copies).

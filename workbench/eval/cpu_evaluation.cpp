@@ -148,12 +148,9 @@ bool CpuEvaluation::validate() {
 bool CpuEvaluation::benchmark() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::benchmark, false);
+  // The runner stays open: the decide stage may time it against the incumbent (timing_subject()).
   bool ok = run_workloads(true);
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
-  {
-    std::lock_guard lock(m_runner_mutex);
-    if (m_runner) m_runner->finish();
-  }
   if (ok) emit(Stage::benchmark, true);
   return ok;
 }
@@ -168,6 +165,15 @@ bool CpuEvaluation::decide() {
     if (w.kind == "test") ++tests;
     if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
   }
+  if (m_opt.benchmark) {
+    m_verdict.summary.machine = m_watch.state(0);
+    if (m_verdict.summary.machine->busy)
+      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "warning",
+                                                       "busy machine during timing (" +
+                                                           m_verdict.summary.machine->detail +
+                                                           "): figures may be noisy; decisions widen their intervals",
+                                                       "machine-busy"});
+  }
   m_verdict.status = core::Status::accepted;
   m_verdict.reason = fmt::format("correct on {} test and {} bench workloads ({} checks on fresh inputs)", tests,
                                  m_verdict.workloads.size() - size_t(tests), checks);
@@ -177,6 +183,19 @@ bool CpuEvaluation::decide() {
   m_decided = true;
   emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
   return true;
+}
+
+std::unique_ptr<TimingSubject> CpuEvaluation::timing_subject(const std::string& who) {
+  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
+  TimingSubjectConfig cfg;
+  cfg.who = who;
+  cfg.flush_bytes = m_device.llc_bytes * 2;
+  cfg.timeout_ms = m_opt.run_timeout_ms;
+  return std::make_unique<TimingSubject>(m_spec, *m_variant, m_reference, *m_arena, *m_runner, std::move(cfg));
+}
+
+void CpuEvaluation::report(const StageEvent& e) {
+  if (m_progress) m_progress(e);
 }
 
 core::Verdict CpuEvaluation::verdict() {

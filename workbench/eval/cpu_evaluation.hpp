@@ -12,6 +12,7 @@
 #include "eval/arena.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/evaluation.hpp"
+#include "eval/machine_state.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/seeds.hpp"
 
@@ -35,6 +36,10 @@ class CpuEvaluation : public Evaluation {
   core::Verdict verdict() override;
   std::string device_key() const override { return m_device.id; }
   void cancel() override;
+  std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
+  const core::Spec* spec() const override { return &m_spec; }
+  const core::Variant* variant() const override { return m_variant; }
+  void report(const StageEvent& e) override;
 
  private:
   bool fail(core::Status s, std::string reason);
@@ -57,6 +62,7 @@ class CpuEvaluation : public Evaluation {
   bool m_cancelled = false;
   std::unique_ptr<RunnerSession> m_runner;
   SeedSource m_seeds;
+  MachineWatch m_watch;  // sampled around every bench workload's timing
   core::Verdict m_verdict;
   bool m_decided = false;
   std::chrono::steady_clock::time_point m_start;

@@ -241,7 +241,7 @@ bool CudaEvaluation::benchmark() {
   m_verdict.summary.stage_ms["inputs"] = m_trusted.inputs_ms;
   m_verdict.summary.stage_ms["reference_wait"] = m_trusted.reference_wait_ms;
   m_verdict.summary.stage_ms["checks"] = m_trusted.checks_ms;
-  if (m_runner) m_runner->finish();
+  // The session stays open: the decide stage may time it against the incumbent (timing_subject()).
   if (ok) emit(Stage::benchmark, true);
   return ok;
 }
@@ -264,6 +264,27 @@ bool CudaEvaluation::decide() {
   m_decided = true;
   emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
   return true;
+}
+
+std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string& who) {
+  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
+  TimingSubjectConfig cfg;
+  cfg.who = who;
+  cfg.flush_bytes = m_device.l2_bytes * 2;
+  cfg.device_copies = true;
+  cfg.timeout_ms = m_opt.run_timeout_ms;
+  // The config that won the workload in the benchmark stage, with its launch dimensions.
+  cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {
+    auto it = m_best_config.find(w.name);
+    size_t c = it == m_best_config.end() ? 0 : it->second;
+    if (use_config(c) && send_dims(c, w)) return std::nullopt;
+    return CheckFailure{m_verdict.status, m_verdict.reason};
+  };
+  return std::make_unique<TimingSubject>(m_spec, *m_variant, m_reference, *m_arena, *m_runner, std::move(cfg));
+}
+
+void CudaEvaluation::report(const StageEvent& e) {
+  if (m_progress) m_progress(e);
 }
 
 core::Verdict CudaEvaluation::verdict() {

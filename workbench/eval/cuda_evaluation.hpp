@@ -6,6 +6,7 @@
 // compile still runs and the verdict is `no_device`.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -47,6 +48,10 @@ class CudaEvaluation : public Evaluation {
   bool decide() override;
   core::Verdict verdict() override;
   std::string device_key() const override { return m_device.present ? m_device.key : "cuda:none"; }
+  std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
+  const core::Spec* spec() const override { return &m_spec; }
+  const core::Variant* variant() const override { return m_variant; }
+  void report(const StageEvent& e) override;
 
   const core::LaunchPlan& plan() const { return m_plan; }
   // Uses an already started runner session (from device discovery, or pre-started by the
@@ -84,6 +89,7 @@ class CudaEvaluation : public Evaluation {
   std::vector<std::string> m_l2_policy;   // per config: the L2 eviction-policy instruction its PTX uses, or ""
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds
+  std::map<std::string, size_t> m_best_config;  // bench workload -> the config that timed fastest
   std::unique_ptr<GpuSession> m_session;
   SharedArena* m_arena = nullptr;         // the session's
   RunnerSession* m_runner = nullptr;      // the session's

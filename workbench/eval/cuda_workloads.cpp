@@ -266,6 +266,7 @@ bool CudaEvaluation::run_bench() {
     }
     if (!best) continue;
     res.time = *best;
+    m_best_config[w.name] = best_config;
     for (const auto& [k, v] : m_configs[best_config].values) res.params[k] = v;  // the config that gave this time
     core::RooflineResult r;
     spec::Env env(w.params.begin(), w.params.end());

@@ -12,6 +12,7 @@
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
 #include "eval/options.hpp"
+#include "eval/timing_subject.hpp"
 
 namespace kwb::eval {
 
@@ -43,6 +44,19 @@ class Evaluation {
   // From another thread: stop the running stage as soon as possible (kills the sandboxed
   // process); the stage then returns false and the caller records the cancellation.
   virtual void cancel() {}
+  // After an accepted benchmark stage: the evaluation's runner, still open, as one side of an
+  // interleaved comparison (paired_timing.hpp); null when this evaluation cannot time more.
+  // The subject lives no longer than the evaluation.
+  virtual std::unique_ptr<TimingSubject> timing_subject(const std::string& who) {
+    (void)who;
+    return nullptr;
+  }
+  // The spec and variant the evaluation judged against (variant: null before analyze()).
+  virtual const core::Spec* spec() const { return nullptr; }
+  virtual const core::Variant* variant() const { return nullptr; }
+  // Reports progress through the evaluation's own progress callback (the decide stage's
+  // comparison, which runs outside the evaluation, uses it).
+  virtual void report(const StageEvent& e) { (void)e; }
 };
 
 // Runs every stage in order and returns the verdict (what `kwb eval` does).

@@ -23,6 +23,9 @@ struct EvalOptions {
   // Non-empty: validate and time only these bench workloads (fast feedback while iterating; such
   // a verdict cannot be promoted). Names are checked by the caller.
   std::vector<std::string> bench;
+  // A `bench` list naming no workload: the decide stage prepares an incumbent this way when its
+  // tuning records are current (validated on the test workloads; the comparison checks the rest).
+  static constexpr const char* k_no_bench = "(validation only)";
   bool keep_job = false;        // keep workspace/jobs/<id> for inspection
   bool compile_cache = true;    // reuse objects from <workspace>/cache
 };

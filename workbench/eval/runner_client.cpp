@@ -204,6 +204,15 @@ void RunnerSession::kill() {
   if (m_process) m_process->kill();
 }
 
+util::Result<void> RunnerSession::freeze() {
+  if (!m_process) return util::fail("runner", "the runner is not running");
+  return m_process->freeze();
+}
+
+void RunnerSession::thaw() {
+  if (m_process) m_process->thaw();
+}
+
 std::string RunnerSession::finish() {
   if (m_cmd_w >= 0) {
     wire::write_line(m_cmd_w, {{"op", "quit"}});

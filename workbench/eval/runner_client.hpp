@@ -67,6 +67,9 @@ class RunnerSession {
   std::string finish();
   // Kills the sandbox at once (safe from another thread); pending requests then fail.
   void kill();
+  // Stops / resumes every process of the runner's sandbox (sandbox::Process::freeze).
+  util::Result<void> freeze();
+  void thaw();
   // Wall time spent waiting for the runner's replies so far (its commands: copies, launches,
   // timing batches), so a verdict can tell the runner's share from the trusted side's checking.
   double busy_ms() const { return m_busy_ms; }

@@ -100,7 +100,9 @@ bool CpuEvaluation::run_workloads(bool bench) {
       arena.arm_guards(m_seeds.next());
     };
     arena.arm_guards(m_seeds.next());
+    m_watch.sample();
     if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return record(*f);
+    m_watch.sample();
     if (auto s = runner.command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading timing statistics"))
       stats.discarded = s->value("discarded", 0);
     res.time = stats;

@@ -242,7 +242,7 @@ void Pipeline::run_device(Job& job) {
   e.decide();
   core::Verdict v = e.verdict();
   if (m_cfg.judge) {
-    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, v);
+    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, v, e);
   }
   finish(id, v);
 }

@@ -32,9 +32,10 @@ using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evalu
     const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)>;
 
 // Runs in the device lane after the evaluation's own decide stage, before the verdict is stored:
-// the comparison with the library's incumbent (library::Referee), which may time the incumbent
-// on the same device.
-using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v)>;
+// the comparison with the library's incumbent (library::Referee), which times the incumbent
+// against the still open evaluation on the same device.
+using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
+                                   eval::Evaluation& evaluation)>;
 
 struct PipelineConfig {
   int compile_workers = 2;

@@ -152,6 +152,15 @@ Outcome Curator::diff(const std::string& id) {
       row["vs_incumbent"] = *w.vs_incumbent;
       row["incumbent_ns"] = w.time->median_ns * *w.vs_incumbent;
     }
+    row["samples"] = w.time->samples;
+    row["stderr_pct"] = w.time->mean_stderr_pct;
+    if (w.comparison) {  // the interleaved comparison: its own medians, interval and blocks
+      const auto& c = *w.comparison;
+      row["candidate_ns"] = c.candidate_ns;
+      row["incumbent_ns"] = c.incumbent_ns;
+      row["comparison"] = {{"label", c.label}, {"ratio", c.ratio}, {"low", c.low}, {"high", c.high},
+                           {"confidence", c.confidence}, {"blocks", c.blocks}, {"samples", c.samples}};
+    }
     rows.push_back(row);
   }
   const auto& s = l.verdict.summary;
@@ -166,6 +175,9 @@ Outcome Curator::diff(const std::string& id) {
                                            : nlohmann::json()},
              {"beats_incumbent", s.beats_incumbent ? nlohmann::json(*s.beats_incumbent) : nlohmann::json()},
              {"geomean_vs_incumbent", s.geomean_vs_incumbent ? nlohmann::json(*s.geomean_vs_incumbent) : nlohmann::json()},
+             {"decision", s.decision ? nlohmann::json(s.decision->reason) : nlohmann::json()},
+             {"machine", s.machine ? nlohmann::json{{"busy", s.machine->busy}, {"detail", s.machine->detail}}
+                                   : nlohmann::json()},
              {"workloads", rows},
              {"diff", unified_diff(old_path, old_text, new_path, l.cand.source)}});
 }
@@ -190,6 +202,15 @@ Outcome Curator::leaderboard(const std::string& op, int limit) {
     if (v->summary.geomean_vs_incumbent) row["geomean_vs_incumbent"] = *v->summary.geomean_vs_incumbent;
     if (v->summary.beats_incumbent) row["beats_incumbent"] = *v->summary.beats_incumbent;
     if (auto d = decisions.find(r.id); d && *d) row["decision"] = (*d)->decision;
+    // The evidence behind the ratio: per bench workload label, interval and blocks.
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const auto& w : v->workloads)
+      if (w.comparison)
+        evidence.push_back({{"workload", w.name}, {"label", w.comparison->label}, {"ratio", w.comparison->ratio},
+                            {"low", w.comparison->low}, {"high", w.comparison->high}, {"blocks", w.comparison->blocks},
+                            {"samples", w.comparison->samples}});
+    row["comparisons"] = evidence;
+    row["promotable"] = v->summary.decision ? nlohmann::json(v->summary.decision->promotable) : nlohmann::json();
     rows.push_back(std::move(row));
   }
   auto score = [](const nlohmann::json& r) {

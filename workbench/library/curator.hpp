@@ -28,6 +28,7 @@ class Curator {
  public:
   Curator(store::Database& db, store::ObjectStore& objects, Repository& repo, const spec::Catalog& catalog)
       : m_db(db), m_objects(objects), m_repo(repo), m_catalog(catalog) {}
+  Repository& repository() { return m_repo; }
 
   // One commit making the candidate the incumbent (promotion.hpp); refused unless it is done,
   // accepted and beats the incumbent it was compared with; a conflict when that incumbent

@@ -2,20 +2,21 @@
 
 #include <sys/utsname.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "eval/machine_state.hpp"
+#include "eval/paired_timing.hpp"
 #include "library/snapshot.hpp"
+#include "util/random.hpp"
 #include "util/hash.hpp"
 
 namespace kwb::library {
 
-namespace {
-
-// Flags a library kernel was promoted with (its metadata's "flags"); none for seeded kernels.
 std::vector<std::string> kernel_flags(Repository& repo, const std::string& kernel, const std::string& commit) {
   std::vector<std::string> flags;
   auto meta = repo.read(std::filesystem::path(kernel).replace_extension(".json").generic_string(), commit);
@@ -27,25 +28,24 @@ std::vector<std::string> kernel_flags(Repository& repo, const std::string& kerne
   return flags;
 }
 
-struct Side {
-  double median_ns, stderr_pct;
-  int64_t samples;
-};
 
-// Two-sided 99.73% quantiles of Student's t (the "3 sigma" of a normal for few samples): a
-// standard error estimated from 3 samples is itself uncertain, so it needs a far wider band.
-double t_quantile(int64_t df) {
-  static constexpr std::pair<int64_t, double> k_table[] = {
-      {1, 235.8}, {2, 19.21}, {3, 9.22}, {4, 6.62}, {5, 5.51},  {6, 4.90},  {7, 4.53},   {8, 4.28},
-      {9, 4.09},  {10, 3.96}, {15, 3.59}, {20, 3.42}, {30, 3.27}, {60, 3.13}, {120, 3.06}};
-  if (df >= 1000) return 3.0;
-  double q = k_table[0].second;
-  for (const auto& [at, value] : k_table)
-    if (df >= at) q = value;  // the entry at or below df: conservative between entries
-  return q;
+util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const std::string& op,
+                                                         const std::string& backend) {
+  auto snap = read_head(repo);
+  if (!snap) return std::unexpected(snap.error());
+  std::vector<core::Candidate> out;
+  for (const auto& e : snap->dispatch.entries) {
+    if (e.op != op || (!backend.empty() && e.backend != backend)) continue;
+    auto source = repo.read(e.kernel, snap->commit);
+    if (!source) return std::unexpected(source.error());
+    out.push_back({"library:" + e.kernel, e.op, e.variant, e.backend, *source,
+                   std::filesystem::path(e.kernel).filename().string(), kernel_flags(repo, e.kernel, snap->commit),
+                   "retime of " + e.kernel + " (" + e.device_class + ") at " + snap->commit.substr(0, 12)});
+  }
+  if (out.empty()) return util::fail("op", "the library has no incumbent for op '" + op + "'" +
+                                               (backend.empty() ? "" : " and backend " + backend));
+  return out;
 }
-
-}  // namespace
 
 std::string device_class(const core::Verdict& v) {
   if (v.backend == "cpu") {
@@ -90,13 +90,44 @@ std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::s
   return out;
 }
 
-void Referee::judge(const core::Candidate& cand, core::Verdict& v, const MeasureFn& measure) {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The bench workloads of the spec that the candidate's verdict timed, in spec order.
+std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const core::Verdict& v) {
+  std::vector<const core::Workload*> out;
+  for (const auto& w : spec.bench_workloads)
+    for (const auto& r : v.workloads)
+      if (r.kind == "bench" && r.name == w.name && r.time && r.time->median_ns > 0) out.push_back(&w);
+  return out;
+}
+
+}  // namespace
+
+void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluation* candidate,
+                    const PrepareFn& prepare) {
   if (v.status != core::Status::accepted) return;
+  const auto start = std::chrono::steady_clock::now();
+  struct Finish {  // the decide stage's time, whichever way it ends
+    core::Verdict& v;
+    std::chrono::steady_clock::time_point start;
+    ~Finish() {
+      double ms = ms_since(start);
+      v.summary.stage_ms["decide"] = ms;
+      v.summary.wall_ms += ms;
+    }
+  } finish{v, start};
   store::TuningRepository tuning(m_db);
   const std::string cand_sha = util::sha256_hex(cand.source);
   (void)tuning.put(records_of(v, cand_sha, cand.id));
 
   auto note = [&](const std::string& text) { v.reason += "; " + text; };
+  auto progress = [&](const std::string& detail) {
+    if (candidate) candidate->report(eval::StageEvent{eval::Stage::decide, false, detail});
+  };
   auto snap = read_head(m_repo);
   if (!snap) return note("not compared with the library: " + snap.error().what());
   const std::string* head = &snap->commit;
@@ -104,6 +135,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
   const DispatchEntry* entry = snap->dispatch.incumbent(v.op, v.variant, v.backend, dc);
   if (!entry) {
     v.summary.beats_incumbent = true;
+    v.summary.decision = core::Decision{true, "no incumbent yet", {}, {}, {}};
     return note(fmt::format("no incumbent for {}/{}/{} yet: promoting it would make it the first", v.op, v.variant,
                             v.backend));
   }
@@ -113,83 +145,102 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, const Measure
   v.summary.incumbent = ref;
   if (ref.source_sha256 == cand_sha) {
     v.summary.beats_incumbent = false;
-    for (auto& w : v.workloads)
-      if (w.kind == "bench" && w.time) w.vs_incumbent = 1.0;
-    v.summary.geomean_vs_incumbent = 1.0;
+    v.summary.decision = core::Decision{false, "identical to the incumbent", {}, {}, {}};
     return note("identical to the incumbent " + entry->kernel);
   }
+  const core::Spec* spec = candidate ? candidate->spec() : nullptr;
+  if (!spec) return note("not compared with " + entry->kernel + ": no open evaluation of the candidate to time");
+  auto workloads = timed_workloads(*spec, v);
+  if (workloads.empty()) return note("no bench workload was timed: not compared with " + entry->kernel);
 
-  // The incumbent's records under the identity it would be measured with here and now.
+  // The incumbent's records under the identity it would be measured with here and now: those
+  // missing are timed in its own benchmark stage (for the leaderboard; the decision does not
+  // use them).
   auto flags = kernel_flags(m_repo, entry->kernel, *head);
   store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), KWB_VERSION};
   for (const auto& f : flags) inc_id.toolchain += " " + f;
   (void)tuning.mark_stale_except(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
   auto records = tuning.current(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
-  std::map<std::string, Side> inc;
-  if (records)
-    for (const auto& [name, r] : *records) inc[name] = {r.median_ns, r.stderr_pct, r.samples};
-  bool complete = !m_policy.always_remeasure;
-  for (const auto& w : v.workloads)
-    if (w.kind == "bench" && w.time && !inc.contains(w.name)) complete = false;
-  if (!complete) {
-    core::Candidate ic{"library:" + entry->kernel, v.op, v.variant, v.backend, *inc_source, entry->kernel, flags,
-                       "incumbent re-measured"};
-    core::Verdict iv = measure(ic);
-    v.summary.incumbent->remeasured = true;
-    if (iv.status != core::Status::accepted) {
-      // Only a verdict about the incumbent's code dethrones it; a machine that could not run it
-      // (no device, an error, a limit hit under load) leaves the comparison undecided.
-      using S = core::Status;
-      bool about_the_code = iv.status == S::incorrect || iv.status == S::compile_error ||
-                            iv.status == S::rejected || iv.status == S::crashed || iv.status == S::sandbox_violation;
-      std::string what = std::string(core::status_name(iv.status)) + ": " + iv.reason;
-      if (!about_the_code) return note("not compared: the incumbent " + entry->kernel + " could not be re-timed (" + what + ")");
-      v.summary.beats_incumbent = true;
-      return note("the incumbent " + entry->kernel + " is no longer accepted (" + what + ")");
-    }
-    auto fresh = records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12));
-    (void)tuning.put(fresh);
-    inc.clear();
-    for (const auto& r : fresh) inc[r.workload] = {r.median_ns, r.stderr_pct, r.samples};
-    v.summary.incumbent->remeasured = true;
-  }
+  std::vector<std::string> missing;
+  for (const auto* w : workloads)
+    if (!records || !records->contains(w->name)) missing.push_back(w->name);
+  if (missing.empty()) missing.push_back(eval::EvalOptions::k_no_bench);
 
-  int wins = 0, regressions = 0, compared = 0;
-  double log_sum = 0;
-  std::string best, worst;
-  double best_s = 0, worst_s = 1e300;
-  for (auto& w : v.workloads) {
-    if (w.kind != "bench" || !w.time) continue;
-    auto it = inc.find(w.name);
-    if (it == inc.end() || w.time->median_ns <= 0) continue;
-    double speedup = it->second.median_ns / w.time->median_ns;
-    w.vs_incumbent = speedup;
-    ++compared;
-    log_sum += std::log(speedup);
-    // A win must clear noise_sigmas standard errors, widened by Student's t for few samples (df
-    // of the smaller side); one sample has no error estimate and never wins. A regression is
-    // judged without the widening: few samples must not hide one.
-    int64_t df = std::min<int64_t>(w.time->samples, it->second.samples) - 1;
-    double se = std::hypot(w.time->mean_stderr_pct, it->second.stderr_pct);
-    double win_noise = m_policy.noise_sigmas / 3.0 * t_quantile(df) * se;
-    if (df >= 1 && (speedup - 1) * 100 > std::max(m_policy.min_gain_pct, win_noise)) ++wins;
-    if ((1 - speedup) * 100 > std::max(m_policy.max_regression_pct, m_policy.noise_sigmas * se)) ++regressions;
-    if (speedup > best_s) best_s = speedup, best = w.name;
-    if (speedup < worst_s) worst_s = speedup, worst = w.name;
+  progress("preparing the incumbent " + entry->kernel);
+  core::Candidate ic{"library:" + entry->kernel, v.op, v.variant, v.backend, *inc_source, entry->kernel, flags,
+                     "incumbent, timed against " + cand.id};
+  auto made = prepare(ic, missing);
+  if (!made) return note("not compared: the incumbent " + entry->kernel + " could not be prepared (" + made.error().what() + ")");
+  eval::Evaluation& incumbent = **made;
+  core::Verdict iv = eval::run_to_verdict(incumbent);
+  v.summary.incumbent->remeasured = true;
+  if (iv.status != core::Status::accepted) {
+    // Only a verdict about the incumbent's code dethrones it; a machine that could not run it
+    // (no device, an error, a limit hit under load) leaves the comparison undecided.
+    using S = core::Status;
+    bool about_the_code = iv.status == S::incorrect || iv.status == S::compile_error || iv.status == S::rejected ||
+                          iv.status == S::crashed || iv.status == S::sandbox_violation;
+    std::string what = std::string(core::status_name(iv.status)) + ": " + iv.reason;
+    if (!about_the_code) return note("not compared: the incumbent " + entry->kernel + " could not be re-timed (" + what + ")");
+    v.summary.beats_incumbent = true;
+    v.summary.decision = core::Decision{true, "the incumbent is no longer accepted", {}, {}, {}};
+    return note("the incumbent " + entry->kernel + " is no longer accepted (" + what + ")");
   }
-  if (compared == 0) return note("no bench workload was timed: not compared with " + entry->kernel);
-  double geomean = std::exp(log_sum / compared);
-  v.summary.geomean_vs_incumbent = geomean;
-  v.summary.beats_incumbent = wins > 0 && regressions == 0;
-  if (*v.summary.beats_incumbent)
-    note(fmt::format("beats the incumbent {}: {:.3f}x geomean, faster beyond noise on {} of {} bench workloads "
-                     "(best {} {:.3f}x)", entry->kernel, geomean, wins, compared, best, best_s));
-  else if (regressions > 0)
-    note(fmt::format("does not beat the incumbent {}: {:.3f}x geomean, {} slower by {:.1f}% (more than the {:.0f}% "
-                     "allowed)", entry->kernel, geomean, worst, (1 - worst_s) * 100, m_policy.max_regression_pct));
-  else
-    note(fmt::format("does not beat the incumbent {}: {:.3f}x geomean, no bench workload faster by more than {:.0f}% "
-                     "and the noise", entry->kernel, geomean, m_policy.min_gain_pct));
+  (void)tuning.put(records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12)));
+
+  auto cand_side = candidate->timing_subject("the candidate");
+  auto inc_side = incumbent.timing_subject("the incumbent");
+  if (!cand_side || !inc_side) return note("not compared with " + entry->kernel + ": a runner could not be kept open");
+  eval::PairedConfig cfg;
+  cfg.budget_ms = m_policy.decide_budget_ms;
+  cfg.min_blocks = m_policy.min_blocks;
+  cfg.confidence = m_policy.confidence;
+  cfg.order_seed = util::secret_seed();
+  eval::PairedRules rules{[&](double lo, double hi) { return label_of(lo, hi, m_policy); },
+                          [&](const core::Comparison& c) { return needs_more_blocks(c, m_policy); }};
+  eval::MachineWatch watch;
+  std::vector<WorkloadComparison> comparisons;
+  for (const auto* w : workloads) {
+    auto shown = [&](const core::Comparison& c) {
+      watch.sample();
+      progress(fmt::format("{}: {:.3f}x [{:.3f}, {:.3f}] {} after {} blocks", w->name, c.ratio, c.low, c.high, c.label,
+                           c.blocks));
+    };
+    auto c = eval::compare_interleaved(*cand_side, *inc_side, *w, util::secret_seed(), cfg, rules, shown);
+    if (!c) {
+      if (c.error().candidate) {
+        v.status = c.error().failure.status;
+        v.reason = "during the interleaved comparison with the incumbent on " + w->name + ": " + c.error().failure.reason;
+        v.summary.beats_incumbent = false;
+        v.summary.decision = core::Decision{false, v.reason, {}, {}, {}};
+        return;
+      }
+      return note("not compared: the incumbent " + entry->kernel + " failed during the interleaved timing on " +
+                  w->name + " (" + c.error().failure.reason + ")");
+    }
+    for (auto& r : v.workloads)
+      if (r.kind == "bench" && r.name == w->name) {
+        r.vs_incumbent = c->ratio;
+        r.comparison = *c;
+      }
+    comparisons.push_back({w->name, *c});
+  }
+  auto machine = watch.state(0);
+  if (v.summary.machine) {  // the benchmark stage's, widened by what the comparison saw
+    machine.load_avg_1m = std::max(machine.load_avg_1m, v.summary.machine->load_avg_1m);
+    machine.running_max = std::max(machine.running_max, v.summary.machine->running_max);
+    machine.busy = machine.busy || v.summary.machine->busy;
+  }
+  v.summary.machine = machine;
+
+  auto d = decide(comparisons, m_policy);
+  double log_sum = 0;
+  for (const auto& c : comparisons) log_sum += std::log(c.comparison.ratio);
+  v.summary.geomean_vs_incumbent = std::exp(log_sum / double(comparisons.size()));
+  v.summary.beats_incumbent = d.promotable;
+  v.summary.decision = d;
+  note((d.promotable ? "beats the incumbent " : "does not beat the incumbent ") + entry->kernel + ": " + d.reason +
+       (machine.busy ? " (busy machine: " + machine.detail + ")" : ""));
 }
 
 }  // namespace kwb::library

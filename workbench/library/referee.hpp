@@ -1,30 +1,35 @@
 #pragma once
-// The decide stage against the library (DESIGN §9, docs/library.md): an accepted candidate's
-// bench times are compared with the incumbent's tuning records on the same device and
-// toolchain. When those records are missing or stale the incumbent is evaluated again in the
-// same run (same device slot, fresh inputs) and its new records are stored. The comparison
-// margin accounts for the measured noise of both sides.
+// The decide stage against the library (DESIGN §9, docs/library.md "Decide"): an accepted
+// candidate is timed against the incumbent interleaved, in the same device slot, each in its own
+// sandboxed runner, on every bench workload; the decision rule (decision.hpp) labels each
+// comparison and refuses to promote on doubt. Tuning records are kept for the leaderboard and
+// export (the incumbent is timed for them too when its records are missing or stale), but a
+// decision never rests on them.
 #include <functional>
 #include <string>
 
 #include "core/candidate.hpp"
 #include "core/verdict.hpp"
+#include "eval/evaluation.hpp"
+#include "library/decision.hpp"
 #include "library/repository.hpp"
 #include "store/database.hpp"
 #include "store/tuning_repository.hpp"
 
 namespace kwb::library {
 
-struct Policy {
-  double min_gain_pct = 1.0;        // a win must be at least this much faster ...
-  double noise_sigmas = 3.0;        // ... and beyond this many standard errors of the difference
-                                    // (with few samples: the matching Student's t quantile instead)
-  double max_regression_pct = 5.0;  // no bench workload may be slower by more than this
-  bool always_remeasure = false;    // time the incumbent in this run even with current records (CI)
-};
+// Prepares a library kernel (the incumbent) on the same device: an evaluation run through its
+// decide stage (analyze .. decide; `bench`: the bench workloads to time for its tuning records,
+// or {EvalOptions::k_no_bench}), left open so that it can be timed against the candidate.
+using PrepareFn = std::function<util::Result<std::unique_ptr<eval::Evaluation>>(const core::Candidate& kernel,
+                                                                                 const std::vector<std::string>& bench)>;
 
-// Runs a full evaluation (analyze .. decide) of a library kernel on the same device.
-using MeasureFn = std::function<core::Verdict(const core::Candidate&)>;
+// Flags a library kernel was promoted with (its metadata's "flags"); none for seeded kernels.
+std::vector<std::string> kernel_flags(Repository& repo, const std::string& kernel, const std::string& commit);
+// The incumbents of `op` at the head commit (every variant and device class; `backend` empty:
+// every backend), as candidates to evaluate again (`kwb retime`, POST /v1/library/{op}/retime).
+util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const std::string& op,
+                                                         const std::string& backend);
 
 // "cpu-x86_64" for the CPU; "cuda-sm_90" from a CUDA verdict's device ("... (sm_90, ...").
 std::string device_class(const core::Verdict& v);
@@ -39,10 +44,13 @@ std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::s
 class Referee {
  public:
   Referee(Repository& repo, store::Database& db, Policy policy = {}) : m_repo(repo), m_db(db), m_policy(policy) {}
-  // For an accepted verdict: stores the candidate's records, then fills every bench workload's
-  // vs_incumbent, summary.geomean_vs_incumbent, beats_incumbent and summary.incumbent, and
-  // appends the outcome to the reason. Other verdicts are left alone.
-  void judge(const core::Candidate& cand, core::Verdict& v, const MeasureFn& measure);
+  // For an accepted verdict: stores the candidate's records, prepares the incumbent, times both
+  // interleaved on every bench workload (eval/paired_timing.hpp) through `candidate`, which must
+  // be the evaluation that produced `v` and still be open, then fills every bench workload's
+  // comparison and vs_incumbent, summary.decision, geomean_vs_incumbent, beats_incumbent and
+  // incumbent, stage_ms.decide (wall_ms includes it), and appends the outcome to the reason.
+  // A candidate that fails during the comparison gets that verdict. Other verdicts are left alone.
+  void judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluation* candidate, const PrepareFn& prepare);
   const Policy& policy() const { return m_policy; }
 
  private:

@@ -20,6 +20,8 @@ const SettingInfo k_settings[] = {
     {"bwrap", "KWB_BWRAP", "/usr/bin/bwrap", "bubblewrap executable used by the sandbox"},
     {"cxx", "KWB_CXX", "g++", "C++ compiler for cpu candidates (g++ or clang++)"},
     {"time-budget-ms", "KWB_TIME_BUDGET_MS", "1000", "Timing budget per bench workload, milliseconds"},
+    {"decide-budget-ms", "KWB_DECIDE_BUDGET_MS", "3000",
+     "Interleaved timing against the incumbent per bench workload in the decide stage, milliseconds at most"},
     {"gpu-clock", "KWB_GPU_CLOCK", "cupti",
      "Sample clock of GPU candidates: 'cupti' (the device's own timestamps of the work; CUDA events where "
      "CUPTI is missing) or 'events' (CUDA events around the launches)"},

@@ -44,5 +44,17 @@ TEST(StopReason, BudgetAndMaxSamplesStopUnconvergedTiming) {
   EXPECT_EQ(stop_reason(k_samples, 0.050, cfg, Never{}), "max_samples");
 }
 
+TEST(StopReason, TheBudgetWaitsForTheSampleFloor) {
+  BenchmarkConfig cfg;
+  cfg.budget_ms = 100;
+  cfg.min_samples = 10;
+  const std::vector<double> three(3, 1000.0), ten(10, 1000.0);
+  EXPECT_EQ(stop_reason(three, 0.150, cfg, Never{}), std::nullopt);  // past the budget, 3 samples
+  EXPECT_EQ(stop_reason(ten, 0.150, cfg, Never{}), "budget");
+  cfg.hard_budget_ms = 1000;
+  EXPECT_EQ(stop_reason(three, 0.999, cfg, Never{}), std::nullopt);
+  EXPECT_EQ(stop_reason(three, 1.000, cfg, Never{}), "hard_budget");
+}
+
 }  // namespace
 }  // namespace kwb::eval

@@ -1,0 +1,50 @@
+#include "eval/timing_subject.hpp"
+
+namespace kwb::eval {
+
+TimingSubject::TimingSubject(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
+                             SharedArena& arena, RunnerSession& runner, TimingSubjectConfig cfg)
+    : m_spec(spec), m_variant(variant), m_reference(reference), m_arena(arena), m_runner(runner),
+      m_cfg(std::move(cfg)) {}
+
+TimingSubject::~TimingSubject() = default;
+
+std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed) {
+  m_harness.reset();
+  m_workload = w;
+  m_result = {};
+  m_result.name = w.name;
+  m_result.kind = "bench";
+  m_result.params = w.params;
+  m_harness = std::make_unique<WorkloadHarness>(m_spec, m_variant, m_reference, m_arena, m_runner, m_workload, m_result);
+  if (auto f = m_harness->prepare()) return f;
+  if (m_cfg.setup)
+    if (auto f = m_cfg.setup(m_workload)) return f;
+  m_harness->load_inputs(m_spec.distributions[0], input_seed);
+  m_uploaded = false;
+  if (auto f = m_harness->run_and_verify(guard_seed)) return f;
+  return std::nullopt;
+}
+
+std::expected<std::vector<double>, CheckFailure> TimingSubject::block(int calls) {
+  if (!m_harness) return std::unexpected(CheckFailure{core::Status::error, "no workload begun"});
+  // The first block uploads what run_and_verify left (inputs, poisoned outputs, guards); later
+  // blocks time on the device's copy.
+  auto ns = m_runner.time(calls, m_cfg.flush_bytes, m_cfg.timeout_ms, {.upload = !m_uploaded, .download = false});
+  m_uploaded = true;
+  if (!ns) return std::unexpected(CheckFailure{ns.error().status, ns.error().reason});
+  if (!m_cfg.device_copies) m_harness->outputs_unverified();
+  std::vector<double> out;
+  for (auto v : *ns) out.push_back(double(v));
+  return out;
+}
+
+std::optional<CheckFailure> TimingSubject::verify(const std::string& when) {
+  if (!m_harness) return CheckFailure{core::Status::error, "no workload begun"};
+  if (m_cfg.device_copies)
+    if (auto r = m_runner.command({{"op", "fetch"}}, m_cfg.timeout_ms, "fetching the outputs"); !r)
+      return CheckFailure{r.error().status, r.error().reason};
+  return m_harness->verify(when);
+}
+
+}  // namespace kwb::eval

@@ -1,0 +1,60 @@
+#pragma once
+// One side of an interleaved comparison (paired_timing.hpp): an accepted evaluation's runner,
+// kept open after its benchmark stage, that times blocks of cold calls on a bench workload's
+// inputs, verifies what they leave, and can be frozen while the other side is timed.
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "core/spec.hpp"
+#include "eval/harness.hpp"
+
+namespace kwb::eval {
+
+struct TimingSubjectConfig {
+  std::string who;            // "the candidate" | "the incumbent": named in failures
+  size_t flush_bytes = 0;     // the same flush as the benchmark stage
+  bool device_copies = false; // kwb-gpu-runner: the device holds the arena (fetch before verifying)
+  int timeout_ms = 10000;     // per block
+  // Makes the runner ready for a workload (CUDA: load the config that won it, send its launch
+  // dimensions); nothing or why it failed.
+  std::function<std::optional<CheckFailure>(const core::Workload&)> setup;
+};
+
+class TimingSubject {
+ public:
+  TimingSubject(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference, SharedArena& arena,
+                RunnerSession& runner, TimingSubjectConfig cfg);
+  ~TimingSubject();
+  TimingSubject(const TimingSubject&) = delete;
+  TimingSubject& operator=(const TimingSubject&) = delete;
+
+  // Lays out `w`, loads the inputs of `input_seed` (both sides of a comparison get the same
+  // seed, so the same inputs), calls once and verifies.
+  std::optional<CheckFailure> begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed);
+  // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call.
+  std::expected<std::vector<double>, CheckFailure> block(int calls);
+  // Verifies the outputs the last block left.
+  std::optional<CheckFailure> verify(const std::string& when);
+  util::Result<void> freeze() { return m_runner.freeze(); }
+  void thaw() { m_runner.thaw(); }
+  const std::string& who() const { return m_cfg.who; }
+
+ private:
+  const core::Spec& m_spec;
+  const core::Variant& m_variant;
+  core::ReferenceFn m_reference;
+  SharedArena& m_arena;
+  RunnerSession& m_runner;
+  TimingSubjectConfig m_cfg;
+  core::Workload m_workload;       // the harness keeps references to these two
+  core::WorkloadResult m_result;
+  std::unique_ptr<WorkloadHarness> m_harness;
+  bool m_uploaded = false;
+};
+
+}  // namespace kwb::eval
