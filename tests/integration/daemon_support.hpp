@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -45,6 +46,10 @@ class DaemonProcess {
     std::vector<std::string> argv_s = {(bin_dir() / "kwb").string(), "serve", "--port", "0", "--port-file",
                                        m_port_file.string(), "--workspace", m_workspace.string()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
+    // The decide stage's interleaved timing gets a short budget unless a test sets its own (it
+    // still times at least min_blocks block pairs): these tests are about the daemon, not noise.
+    if (std::find(args.begin(), args.end(), "--decide-budget-ms") == args.end())
+      argv_s.insert(argv_s.end(), {"--decide-budget-ms", "300"});
     std::vector<char*> argv;
     for (auto& s : argv_s) argv.push_back(s.data());
     argv.push_back(nullptr);

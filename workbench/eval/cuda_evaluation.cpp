@@ -275,8 +275,23 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
   cfg.timeout_ms = m_opt.run_timeout_ms;
   // The config that won the workload in the benchmark stage, with its launch dimensions.
   cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {
-    auto it = m_best_config.find(w.name);
-    size_t c = it == m_best_config.end() ? 0 : it->second;
+    // The config that won the workload here, else the one its tuning records name, else the first.
+    size_t c = 0;
+    if (auto it = m_best_config.find(w.name); it != m_best_config.end()) {
+      c = it->second;
+    } else if (auto hint = m_config_hints.find(w.name); hint != m_config_hints.end()) {
+      for (size_t i = 0; i < m_configs.size(); ++i) {
+        bool match = true;
+        for (const auto& [k, value] : m_configs[i].values) {
+          auto p = hint->second.find(k);
+          match = match && p != hint->second.end() && p->second == value;
+        }
+        if (match) {
+          c = i;
+          break;
+        }
+      }
+    }
     if (use_config(c) && send_dims(c, w)) return std::nullopt;
     return CheckFailure{m_verdict.status, m_verdict.reason};
   };

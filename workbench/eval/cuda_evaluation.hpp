@@ -52,6 +52,9 @@ class CudaEvaluation : public Evaluation {
   const core::Spec* spec() const override { return &m_spec; }
   const core::Variant* variant() const override { return m_variant; }
   void report(const StageEvent& e) override;
+  void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) override {
+    m_config_hints = params_by_workload;
+  }
 
   const core::LaunchPlan& plan() const { return m_plan; }
   // Uses an already started runner session (from device discovery, or pre-started by the
@@ -90,6 +93,7 @@ class CudaEvaluation : public Evaluation {
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds
   std::map<std::string, size_t> m_best_config;  // bench workload -> the config that timed fastest
+  std::map<std::string, std::map<std::string, int64_t>> m_config_hints;  // prefer_configs()
   std::unique_ptr<GpuSession> m_session;
   SharedArena* m_arena = nullptr;         // the session's
   RunnerSession* m_runner = nullptr;      // the session's

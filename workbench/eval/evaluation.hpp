@@ -4,6 +4,7 @@
 // `kwb eval` runs the stages back to back and the daemon can run compile on its compile pool and
 // validate + benchmark in the device's exclusive benchmark slot.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,12 @@ class Evaluation {
   virtual std::unique_ptr<TimingSubject> timing_subject(const std::string& who) {
     (void)who;
     return nullptr;
+  }
+  // Bench workload -> the params (spec params and tunables) it was last timed with (its tuning
+  // records): a timing subject of an evaluation that did not time that workload itself uses the
+  // tunable config those params name (CUDA), so an incumbent is compared at its best config.
+  virtual void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) {
+    (void)params_by_workload;
   }
   // The spec and variant the evaluation judged against (variant: null before analyze()).
   virtual const core::Spec* spec() const { return nullptr; }

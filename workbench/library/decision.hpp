@@ -9,7 +9,7 @@
 namespace kwb::library {
 
 struct Policy {
-  double min_gain_pct = 1.0;        // a win: faster, with the interval's low end at least this much above 1
+  double min_gain_pct = 3.0;        // a win: faster, with the interval's low end at least this much above 1
   double same_margin_pct = 2.0;     // "same": the whole interval within this margin of 1 (either way)
   double max_regression_pct = 5.0;  // no bench workload slower than this, by its estimate or its interval
   double confidence = 0.99;         // of each workload's interval

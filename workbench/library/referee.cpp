@@ -172,6 +172,11 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   auto made = prepare(ic, missing);
   if (!made) return note("not compared: the incumbent " + entry->kernel + " could not be prepared (" + made.error().what() + ")");
   eval::Evaluation& incumbent = **made;
+  if (records) {  // the configs its records were timed with, for the workloads it does not time now
+    std::map<std::string, std::map<std::string, int64_t>> hints;
+    for (const auto& [name, r] : *records) hints[name] = r.params;
+    incumbent.prefer_configs(hints);
+  }
   core::Verdict iv = eval::run_to_verdict(incumbent);
   v.summary.incumbent->remeasured = true;
   if (iv.status != core::Status::accepted) {

@@ -93,6 +93,25 @@ TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   EXPECT_GE(r.verdict["workloads"][0]["checks"].get<int>(), 2 * 3 * 2);
 }
 
+TEST_F(FakeGpu, CompareTimesTheIncumbentInterleavedInItsOwnGpuSession) {
+  // A copy of the shipped kernel against the library's incumbent (the shipped kernel): both
+  // sessions open at once, timed in alternating blocks; never promotable against itself.
+  auto copy = s_dir->path() / "vectorized_copy.cu";
+  std::ofstream(copy) << read_text(source_dir() / "kernels/vector_add/cuda/vectorized.cu") << "\n// a copy\n";
+  auto r = eval_file(copy.string(), "--compare --no-baseline --decide-budget-ms 300");
+  expect(r, "accepted", "the incumbent vector_add/cuda/vectorized.cu");
+  const auto& w = r.verdict["workloads"].back();
+  ASSERT_TRUE(w["comparison"].is_object()) << r.verdict["reason"];
+  const auto& c = w["comparison"];
+  EXPECT_GE(c["blocks"].get<int>(), 10);
+  EXPECT_LE(c["low"].get<double>(), c["ratio"].get<double>());
+  EXPECT_LE(c["ratio"].get<double>(), c["high"].get<double>());
+  EXPECT_TRUE(c["label"] == "same" || c["label"] == "undecided" || c["label"] == "faster" || c["label"] == "slower");
+  ASSERT_TRUE(r.verdict["summary"]["decision"].is_object());
+  EXPECT_FALSE(r.verdict["summary"]["decision"]["promotable"].get<bool>()) << r.verdict["reason"];
+  EXPECT_TRUE(r.verdict["summary"]["stage_ms"]["decide"].is_number());
+}
+
 TEST_F(FakeGpu, RooflineAgainstTheDataSheetForAKnownModel) {
   auto dir = s_dir->path() / "h200";  // the fake driver plays the model its folder names
   std::filesystem::create_directories(dir);
