@@ -180,12 +180,12 @@ TEST_F(HttpLimits, SlowIdleAndLongPollingClientsDoNotStarveOthers) {
 TEST_F(HttpLimits, ConnectionsPerAddressAreCapped) {
   ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
   std::vector<int> held;
-  for (int i = 0; i < 64; ++i) {
+  for (int i = 0; i < 256; ++i) {
     int fd = connect_from("127.0.0.3", port());
     ASSERT_GE(fd, 0);
     held.push_back(fd);
   }
-  // The gate counts a connection once it accepted it: poll until all 64 are in.
+  // The gate counts a connection once it accepted it: poll until all 256 are in.
   RawResponse over;
   auto deadline = std::chrono::steady_clock::now() + 10s;
   while (std::chrono::steady_clock::now() < deadline) {

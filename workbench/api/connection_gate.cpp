@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -99,6 +100,10 @@ ConnectionGate::ConnectionGate(GateLimits limits, Preflight preflight, Serve ser
       m_serve(std::move(serve)),
       m_requests(limits.request_threads, limits.max_queued),
       m_streams(limits.max_streams, 0) {
+  // Leave descriptors for the database, sandboxes and logs.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur > 512)
+    m_limits.max_connections = std::min<size_t>(m_limits.max_connections, size_t(files.rlim_cur) - 256);
   m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
   m_wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_event ev{EPOLLIN, {}};
@@ -220,7 +225,13 @@ void ConnectionGate::accept_all() {
     int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE) spdlog::warn("http: out of file descriptors; connections wait in the backlog");
+      if (errno == EMFILE || errno == ENFILE) {
+        // Out of descriptors: stop watching the listener until the next sweep (else epoll
+        // reports it ready in a loop); new connections wait in the backlog meanwhile.
+        spdlog::warn("http: out of file descriptors ({} connections open); pausing accept", m_conns.size());
+        ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, m_listen, nullptr);
+        m_accept_paused = true;
+      }
       return;
     }
     int yes = 1;
@@ -484,6 +495,12 @@ void ConnectionGate::close_conn(Conn& c) {
 
 void ConnectionGate::sweep() {
   auto now = Clock::now();
+  if (m_accept_paused && !m_stop) {
+    epoll_event ev{EPOLLIN, {}};
+    ev.data.fd = m_listen;
+    ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_listen, &ev);
+    m_accept_paused = false;
+  }
   std::vector<Conn*> late;
   for (auto& [fd, c] : m_conns)
     if (c->deadline <= now && c->phase != Phase::busy && c->phase != Phase::preflight) late.push_back(c.get());

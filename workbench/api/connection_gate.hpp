@@ -98,6 +98,7 @@ class ConnectionGate {
   WorkerPool m_requests, m_streams;
   int m_listen = -1, m_epoll = -1, m_wake = -1, m_port = 0;
   std::atomic<bool> m_stop{false};
+  bool m_accept_paused = false;
   std::unordered_map<int, std::unique_ptr<Conn>> m_conns;
   std::map<std::string, size_t> m_per_address;
   std::mutex m_returned_mutex;

@@ -18,7 +18,7 @@ struct GateLimits {
   std::chrono::milliseconds idle_timeout{5000};     // keep-alive: until the next request's first byte
   std::chrono::milliseconds write_timeout{10000};   // each write of a response
   size_t max_connections = 4096;                    // open at once, all addresses
-  size_t max_per_address = 64;                      // open at once from one address
+  size_t max_per_address = 256;                     // open at once from one address
   size_t max_requests_per_connection = 1000;        // then Connection: close
   size_t request_threads = 16;                      // workers for ordinary requests
   size_t max_queued = 1024;                         // complete requests waiting for a worker

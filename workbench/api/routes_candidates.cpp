@@ -110,7 +110,8 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
     if (!rec) return send_error(res, 500, "internal", rec.error().what());
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (terminal((*rec)->state) || left.count() <= 0) return send_json(res, 200, candidate_json(**rec, true));
+    if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown())
+      return send_json(res, 200, candidate_json(**rec, true));
     ctx.hub.wait(id, seen, left);
   }
 }
