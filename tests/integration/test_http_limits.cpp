@@ -256,4 +256,47 @@ TEST_F(HttpLimits, MalformedFramingGetsJsonErrors) {
   EXPECT_EQ(lp.status, 400) << lp.body;
 }
 
+// Event streams and long-polls have a pool of their own: past its limit they get 503, and
+// ordinary requests are still served by the request workers.
+TEST(HttpStreams, LongPollsBeyondTheirLimitGet503WhileRequestsAreServed) {
+  DaemonProcess d;
+  d.start({"--no-auth", "--max-streams", "4", "--request-threads", "2", "--rate", "5000"});
+  ASSERT_TRUE(d.running()) << d.log();
+  std::string body = nlohmann::json{{"op", "vector_add"}, {"source", "int x;"}}.dump();
+  auto sub = exchange("127.0.0.1", d.port(),
+                      "POST /v1/candidates HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  std::string id = sub.json().value("id", "");
+  ASSERT_FALSE(id.empty()) << sub.body;
+  std::string poll_req = "GET /v1/candidates/" + id + "/events?wait=5&after=999999999 HTTP/1.1\r\nHost: t\r\n\r\n";
+  std::vector<int> polls;
+  for (int i = 0; i < 4; ++i) {
+    int fd = connect_from("127.0.0.1", d.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(send_all(fd, poll_req));
+    polls.push_back(fd);
+  }
+  // The four reach the stream pool in their own time: retry the fifth until it is refused.
+  RawResponse fifth;
+  auto deadline = std::chrono::steady_clock::now() + 4s;
+  while (std::chrono::steady_clock::now() < deadline && fifth.status != 503)
+    fifth = exchange("127.0.0.1", d.port(), poll_req, 6000ms);
+  EXPECT_EQ(fifth.status, 503) << fifth.body;
+  EXPECT_EQ(fifth.json()["error"]["type"], "too_many_streams");
+  EXPECT_EQ(fifth.header("Retry-After"), "1");
+  for (int i = 0; i < 20; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = exchange("127.0.0.1", d.port(), "GET /v1/candidates/" + id + " HTTP/1.1\r\nHost: t\r\n\r\n", 2000ms);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+  }
+  // The long-polls answer when their wait is over, and free their slots.
+  for (int fd : polls) {
+    auto r = read_response(fd, 10s);
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.json()["events"].size(), 0u);
+    ::close(fd);
+  }
+  EXPECT_EQ(exchange("127.0.0.1", d.port(), "GET /v1/candidates/" + id + "/events?wait=0&after=999999999 HTTP/1.1\r\nHost: t\r\n\r\n").status, 200);
+}
+
 }  // namespace
