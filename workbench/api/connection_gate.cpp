@@ -100,10 +100,20 @@ ConnectionGate::ConnectionGate(GateLimits limits, Preflight preflight, Serve ser
       m_serve(std::move(serve)),
       m_requests(limits.request_threads, limits.max_queued),
       m_streams(limits.max_streams, 0) {
-  // Leave descriptors for the database, sandboxes and logs.
+  // Every connection is a descriptor: raise the soft open-files limit to the hard one (as far as
+  // the connection cap needs), and leave 256 for the database, sandboxes and logs.
   rlimit files{};
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur > 512)
-    m_limits.max_connections = std::min<size_t>(m_limits.max_connections, size_t(files.rlim_cur) - 256);
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    rlim_t want = rlim_t(m_limits.max_connections + 256);
+    if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur < want) {
+      files.rlim_cur = files.rlim_max == RLIM_INFINITY ? want : std::min(want, files.rlim_max);
+      ::setrlimit(RLIMIT_NOFILE, &files);
+      ::getrlimit(RLIMIT_NOFILE, &files);
+    }
+    if (files.rlim_cur != RLIM_INFINITY)
+      m_limits.max_connections =
+          std::min<size_t>(m_limits.max_connections, files.rlim_cur > 512 ? size_t(files.rlim_cur) - 256 : 256);
+  }
   m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
   m_wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_event ev{EPOLLIN, {}};
