@@ -271,8 +271,22 @@ TEST_F(HttpLimits, MalformedFramingGetsJsonErrors) {
 // ordinary requests are still served by the request workers.
 TEST(HttpStreams, LongPollsBeyondTheirLimitGet503WhileRequestsAreServed) {
   DaemonProcess d;
-  d.start({"--no-auth", "--max-streams", "4", "--request-threads", "2", "--rate", "5000"});
+  d.start({"--no-auth", "--max-streams", "4", "--request-threads", "2", "--rate", "5000", "--body-timeout-ms", "1000",
+           "--idle-timeout-ms", "1000"});
   ASSERT_TRUE(d.running()) << d.log();
+  // A body that does not arrive in time: 408; a connection that sends nothing: closed.
+  auto t0 = std::chrono::steady_clock::now();
+  auto slow_body = exchange("127.0.0.1", d.port(), "POST /v1/candidates HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{\"op\"");
+  EXPECT_EQ(slow_body.status, 408) << slow_body.body;
+  EXPECT_NE(slow_body.body.find("request body not complete within 1000 ms"), std::string::npos) << slow_body.body;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  int quiet = connect_from("127.0.0.1", d.port());
+  ASSERT_GE(quiet, 0);
+  auto closed = read_response(quiet, 5000ms);  // nothing comes back: the daemon closes it
+  EXPECT_EQ(closed.status, 0);
+  char byte;
+  EXPECT_EQ(::recv(quiet, &byte, 1, MSG_DONTWAIT), 0) << "the idle connection is still open";
+  ::close(quiet);
   std::string body = nlohmann::json{{"op", "vector_add"}, {"source", "int x;"}}.dump();
   auto sub = exchange("127.0.0.1", d.port(),
                       "POST /v1/candidates HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
