@@ -215,6 +215,33 @@ TEST_F(HttpLimits, ConnectionsPerAddressAreCapped) {
   EXPECT_EQ(again.status, 200);
 }
 
+// Keep-alive and pipelining still work behind the gate: two requests in one write, a blank
+// line between them, two answers in order on one connection.
+TEST_F(HttpLimits, PipelinedRequestsAreAnsweredInOrder) {
+  int fd = connect_from("127.0.0.1", port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(send_all(fd, "GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n\r\nGET /nope HTTP/1.1\r\nHost: t\r\n\r\n"));
+  std::string all;
+  char buf[8192];
+  RawResponse first, second;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) continue;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    all.append(buf, size_t(n));
+    if (parse_response(all, first)) {
+      std::string rest = all.substr(first.head.size() + 2 + first.body.size());
+      if (parse_response(rest, second)) break;
+    }
+  }
+  ::close(fd);
+  EXPECT_EQ(first.status, 200) << all;
+  EXPECT_EQ(second.status, 404) << all;
+  EXPECT_EQ(second.json()["error"]["type"], "not_found");
+}
+
 // Defect 9 (framing): answers, in JSON, for what the HTTP library met with silence or a bare 400.
 TEST_F(HttpLimits, MalformedFramingGetsJsonErrors) {
   ASSERT_TRUE(s_daemon->running()) << s_daemon->log();

@@ -343,6 +343,14 @@ void ConnectionGate::on_readable(Conn& c) {
 }
 
 void ConnectionGate::try_head(Conn& c) {
+  // Blank lines before a request line are ignored (RFC 9112 2.2), e.g. a CRLF after a body.
+  size_t blank = 0;
+  while (c.buf.compare(blank, 2, "\r\n") == 0) blank += 2;
+  if (blank > 0) {
+    c.buf.erase(0, blank);
+    c.searched = 0;
+    if (c.buf.empty()) return;
+  }
   auto end = find_head_end(c.buf, c.searched);
   if (!end) {
     c.searched = c.buf.size();
@@ -462,6 +470,7 @@ void ConnectionGate::drain_returned() {
           break;
         }
         c.buf.erase(0, c.request_len);
+        if (c.buf.capacity() > (64 << 10)) c.buf.shrink_to_fit();  // idle connections keep no large buffer
         c.head.reset();
         c.chunks = ChunkedScanner();
         c.searched = c.request_len = 0;
