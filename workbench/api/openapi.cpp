@@ -97,9 +97,12 @@ nlohmann::json openapi_document(const std::string& version) {
     if (path.find("{id}") != std::string::npos)
       op["parameters"] = nlohmann::json::array({{{"name", "id"}, {"in", "path"}, {"required", true},
                                                  {"schema", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}}}});
-    if (path.find("{token_id}") != std::string::npos)
+    if (path.find("{token_id}") != std::string::npos) {
       op["parameters"] = nlohmann::json::array({{{"name", "token_id"}, {"in", "path"}, {"required", true},
                                                  {"schema", {{"type", "integer"}, {"minimum", 1}}}}});
+      op["responses"]["404"] = {{"description", "No such token"}};
+      op["responses"]["409"] = {{"description", "last_admin: the last live admin token is not revoked over HTTP"}};
+    }
     if (path.find("/cancel") != std::string::npos)
       op["responses"]["404"] = {{"description", "No such candidate"}};
     if (path.find("{op}") != std::string::npos)
