@@ -105,7 +105,4 @@ class ConnectionGate {
   std::vector<Returned> m_returned;
 };
 
-// The bytes of a JSON error reply: {"error": {"type", "message"}} with Connection: close.
-std::string refusal_bytes(const Refusal& r);
-
 }  // namespace kwb::api
