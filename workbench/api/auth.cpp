@@ -27,8 +27,16 @@ std::string_view role_name(Role r) {
 std::optional<Principal> Authenticator::lookup(const std::string& header) {
   const std::string prefix = "Bearer ";
   if (header.size() <= prefix.size() || header.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-  store::TokenRepository tokens(m_db);
-  auto rec = tokens.authenticate(header.substr(prefix.size()));
+  {
+    std::lock_guard lock(m_mutex);
+    if (!m_lookup && !m_lookup_failed) {
+      auto opened = store::TokenLookup::open(m_db.file());
+      if (opened) m_lookup = std::move(*opened);
+      else m_lookup_failed = true;  // e.g. an in-memory database: use the shared connection
+    }
+  }
+  auto rec = m_lookup ? m_lookup->find_live(header.substr(prefix.size()))
+                      : store::TokenRepository(m_db).authenticate(header.substr(prefix.size()));
   if (!rec) throw std::runtime_error("token lookup: " + rec.error().what());
   if (!*rec) return std::nullopt;
   auto role = parse_role((*rec)->role);

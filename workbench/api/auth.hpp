@@ -2,12 +2,14 @@
 // Bearer-token authentication with roles (agent < reviewer < admin) and a per-token rate limit.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
 #include "api/http_limits.hpp"
 #include "store/database.hpp"
+#include "store/token_repository.hpp"
 
 namespace kwb::api {
 
@@ -48,6 +50,8 @@ class Authenticator {
   store::Database& m_db;
   bool m_enabled;
   LoginLimits m_logins;
+  std::unique_ptr<store::TokenLookup> m_lookup;  // opened at the first check
+  bool m_lookup_failed = false;
   std::mutex m_mutex;
   std::map<std::string, Bucket> m_failures;  // by client address
 };

@@ -89,6 +89,8 @@ class ConnectionGate {
   void watch(Conn& c, bool on);
   void sweep();
   void drain_returned();
+  void consume(Conn& c);          // the answered request's bytes and state
+  bool next_on_worker(Conn& c);  // see connection_gate.cpp
   void give_back(Conn* c, Outcome o, Refusal r = {});
   size_t busy_count() const;
 

@@ -74,4 +74,46 @@ util::Result<bool> TokenRepository::revoke(int64_t id) {
   return st.changes() > 0;
 }
 
+util::Result<std::unique_ptr<TokenLookup>> TokenLookup::open(const std::filesystem::path& file) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return util::fail(file.string(), "token lookup connection: " + why);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  const char* sql = "SELECT id, name, role, created_at, revoked FROM tokens WHERE hash = ?1 AND revoked = 0";
+  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
+    std::string why = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    return util::fail(file.string(), "token lookup: " + why);
+  }
+  return std::unique_ptr<TokenLookup>(new TokenLookup(db, st, file));
+}
+
+TokenLookup::~TokenLookup() {
+  sqlite3_finalize(m_st);
+  sqlite3_close(m_db);
+}
+
+util::Result<std::optional<TokenRecord>> TokenLookup::find_live(const std::string& secret) {
+  std::string hash = util::sha256_hex(secret);
+  std::lock_guard lock(m_mutex);
+  sqlite3_reset(m_st);
+  sqlite3_bind_text(m_st, 1, hash.c_str(), int(hash.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(m_st);
+  auto text = [&](int col) {
+    auto p = sqlite3_column_text(m_st, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(m_st, col))) : std::string();
+  };
+  util::Result<std::optional<TokenRecord>> out = std::optional<TokenRecord>{};
+  if (rc == SQLITE_ROW)
+    out = TokenRecord{sqlite3_column_int64(m_st, 0), text(1), text(2), text(3), sqlite3_column_int64(m_st, 4) != 0};
+  else if (rc != SQLITE_DONE)
+    out = util::fail(m_file.string(), sqlite3_errmsg(m_db));
+  sqlite3_reset(m_st);  // ends the read transaction: the next lookup sees every later commit
+  return out;
+}
+
 }  // namespace kwb::store
