@@ -25,6 +25,7 @@ constexpr std::chrono::milliseconds k_drain_time{2000};    // and for at most th
 constexpr size_t k_max_draining = 256;                     // refusals at accept drain only while fewer
 constexpr std::chrono::milliseconds k_sweep_every{100};
 constexpr std::chrono::milliseconds k_linger{2};           // a worker waits this long for the next request
+constexpr int k_max_in_a_row = 32;                         // requests of one connection on one worker
 
 }  // namespace
 
@@ -330,7 +331,7 @@ void ConnectionGate::dispatch(Conn& c) {
   Conn* p = &c;
   bool last = c.head->close || c.served + 1 >= m_limits.max_requests_per_connection || m_stop;
   auto job = [this, p, last, streaming]() mutable {
-    while (true) {
+    for (int in_a_row = 1;; ++in_a_row) {
       bool keep = false;
       try {
         keep = m_serve(Exchange{p->fd, std::string_view(p->buf).substr(0, p->request_len), p->peer, last});
@@ -339,7 +340,9 @@ void ConnectionGate::dispatch(Conn& c) {
       }
       if (!keep || last) return give_back(p, Outcome::close);
       consume(*p);
-      if (streaming || !next_on_worker(*p)) return give_back(p, Outcome::keep);
+      // Fair to others: no more than k_max_in_a_row, and only while nobody waits for a worker.
+      if (streaming || in_a_row >= k_max_in_a_row || m_requests.queued() > 0 || !next_on_worker(*p))
+        return give_back(p, Outcome::keep);
       last = p->head->close || p->served + 1 >= m_limits.max_requests_per_connection || m_stop;
     }
   };

@@ -27,6 +27,11 @@ size_t WorkerPool::busy() const {
   return m_threads.size() - m_idle;
 }
 
+size_t WorkerPool::queued() const {
+  std::lock_guard lock(m_mutex);
+  return m_jobs.size();
+}
+
 void WorkerPool::loop() {
   std::unique_lock lock(m_mutex);
   while (true) {

@@ -22,6 +22,7 @@ class WorkerPool {
   bool post(std::function<void()> job);
   void shutdown();  // runs what is queued, then joins every thread
   size_t busy() const;
+  size_t queued() const;
 
  private:
   void loop();
