@@ -265,8 +265,11 @@ TEST_F(DaemonApi, OpenApiDocumentMatchesTheRoutes) {
     std::string concrete = path;
     if (auto p = concrete.find("{id}"); p != std::string::npos) concrete.replace(p, 4, "c-0000000000000000");
     if (auto p = concrete.find("{op}"); p != std::string::npos) concrete.replace(p, 4, "softmax");
+    if (auto p = concrete.find("{token_id}"); p != std::string::npos) concrete.replace(p, 10, "999999");
     for (const auto& [method, op] : methods.items()) {
-      httplib::Result r = method == "get" ? c.Get(concrete) : c.Post(concrete, "{}", "application/json");
+      httplib::Result r = method == "get"      ? c.Get(concrete)
+                          : method == "delete" ? c.Delete(concrete)
+                                               : c.Post(concrete, "{}", "application/json");
       ASSERT_TRUE(r) << method << " " << concrete;
       // A documented route exists: anything but the router's own "no route" answer.
       auto err = body_of(r);

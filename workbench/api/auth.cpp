@@ -1,6 +1,7 @@
 #include "api/auth.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "store/token_repository.hpp"
 #include "util/hash.hpp"
@@ -23,30 +24,54 @@ std::string_view role_name(Role r) {
   return "agent";
 }
 
-std::optional<Principal> Authenticator::authenticate(const std::string& header) {
-  if (!m_enabled) return Principal{0, "anonymous", Role::admin};
+std::optional<Principal> Authenticator::lookup(const std::string& header) {
   const std::string prefix = "Bearer ";
   if (header.size() <= prefix.size() || header.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-  std::string secret = header.substr(prefix.size());
-  std::string key = util::sha256_hex(secret);
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    if (!m_lookup && !m_lookup_failed) {
+      auto opened = store::TokenLookup::open(m_db.file());
+      if (opened) m_lookup = std::move(*opened);
+      else m_lookup_failed = true;  // e.g. an in-memory database: use the shared connection
+    }
   }
-  store::TokenRepository tokens(m_db);
-  auto rec = tokens.authenticate(secret);
-  if (!rec || !*rec) return std::nullopt;
+  auto rec = m_lookup ? m_lookup->find_live(header.substr(prefix.size()))
+                      : store::TokenRepository(m_db).authenticate(header.substr(prefix.size()));
+  if (!rec) throw std::runtime_error("token lookup: " + rec.error().what());
+  if (!*rec) return std::nullopt;
   auto role = parse_role((*rec)->role);
   if (!role) return std::nullopt;
-  Principal p{(*rec)->id, (*rec)->name, *role};
-  std::lock_guard lock(m_mutex);
-  m_cache[key] = p;
-  return p;
+  return Principal{(*rec)->id, (*rec)->name, *role};
 }
 
-void Authenticator::forget_all() {
+AuthCheck Authenticator::check(const std::string& header, const std::string& address) {
+  if (!m_enabled) return {Principal{0, "anonymous", Role::admin}, 0};
+  auto now = std::chrono::steady_clock::now();
+  auto refill = [&](Bucket& b) {
+    double dt = std::chrono::duration<double>(now - b.at).count();
+    b.tokens = std::min(m_logins.burst, b.tokens + dt * m_logins.per_s);
+    b.at = now;
+  };
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_failures.find(address); it != m_failures.end()) {
+      refill(it->second);
+      if (it->second.tokens < 1)
+        return {std::nullopt, std::max(1, int(std::ceil((1 - it->second.tokens) / m_logins.per_s)))};
+    }
+  }
+  auto who = lookup(header);
+  if (who || header.empty()) return {who, 0};  // no token at all is not a failed login
   std::lock_guard lock(m_mutex);
-  m_cache.clear();
+  if (m_failures.size() > 10000)  // forget addresses that are back to a full budget
+    for (auto it = m_failures.begin(); it != m_failures.end();) {
+      refill(it->second);
+      it = it->second.tokens >= m_logins.burst ? m_failures.erase(it) : std::next(it);
+    }
+  auto [it, fresh] = m_failures.try_emplace(address, Bucket{m_logins.burst, now});
+  if (!fresh) refill(it->second);
+  it->second.tokens -= 1;
+  return {std::nullopt, 0};
 }
 
 int RateLimiter::acquire(int64_t token_id) {

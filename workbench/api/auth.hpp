@@ -2,11 +2,14 @@
 // Bearer-token authentication with roles (agent < reviewer < admin) and a per-token rate limit.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include "api/http_limits.hpp"
 #include "store/database.hpp"
+#include "store/token_repository.hpp"
 
 namespace kwb::api {
 
@@ -20,20 +23,37 @@ struct Principal {
   Role role = Role::agent;
 };
 
+// The outcome of checking an Authorization header from a client address.
+struct AuthCheck {
+  std::optional<Principal> who;
+  int retry_after_s = 0;  // > 0: this address failed too often; refused without looking
+};
+
 class Authenticator {
  public:
-  Authenticator(store::Database& db, bool enabled) : m_db(db), m_enabled(enabled) {}
+  Authenticator(store::Database& db, bool enabled, LoginLimits logins = {})
+      : m_db(db), m_enabled(enabled), m_logins(logins) {}
   bool enabled() const { return m_enabled; }
-  // The principal for an Authorization header value ("Bearer kwb_..."), or nullopt when it is
-  // missing or unknown. With auth disabled every request is an anonymous admin.
-  std::optional<Principal> authenticate(const std::string& authorization_header);
-  void forget_all();  // after a revocation
+  // The principal for an Authorization header value ("Bearer kwb_..."), or none when it is
+  // missing, unknown or revoked. Every call reads the database (no cache), so a revocation by
+  // any process takes effect at the next request. With auth disabled every request is an
+  // anonymous admin. An unknown token counts as a failed login of `address`; an address past
+  // its failures is refused (retry_after_s) before its token is looked at.
+  AuthCheck check(const std::string& authorization_header, const std::string& address);
 
  private:
+  std::optional<Principal> lookup(const std::string& authorization_header);
+  struct Bucket {
+    double tokens;
+    std::chrono::steady_clock::time_point at;
+  };
   store::Database& m_db;
   bool m_enabled;
+  LoginLimits m_logins;
+  std::unique_ptr<store::TokenLookup> m_lookup;  // opened at the first check
+  bool m_lookup_failed = false;
   std::mutex m_mutex;
-  std::map<std::string, Principal> m_cache;  // by sha256 of the token
+  std::map<std::string, Bucket> m_failures;  // by client address
 };
 
 // Token bucket per token id: `rate` requests per second, up to `burst` at once.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/auth.hpp"
+#include "api/http_limits.hpp"
 #include "exec/event_hub.hpp"
 #include "exec/pipeline.hpp"
 #include "library/curator.hpp"
@@ -22,6 +23,7 @@ struct ApiLimits {
   double burst = 100;
   std::chrono::milliseconds heartbeat{15000};  // SSE comment lines
   int max_wait_s = 60;                 // ?wait= long-poll cap
+  GateLimits http;                     // connections, timeouts, header sizes (api/http_limits.hpp)
 };
 
 struct ApiContext {

@@ -1,5 +1,7 @@
 #include "api/http_util.hpp"
 
+#include <charconv>
+
 namespace kwb::api {
 
 void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -11,8 +13,20 @@ void send_error(httplib::Response& res, int status, const std::string& type, con
   send_json(res, status, {{"error", {{"type", type}, {"message", message}}}});
 }
 
+void send_login_throttled(httplib::Response& res, const std::string& address, int retry_after_s) {
+  res.set_header("Retry-After", std::to_string(retry_after_s));
+  send_error(res, 429, "too_many_failed_logins",
+             "too many requests with an unknown or revoked token from " + address + "; retry after " +
+                 std::to_string(retry_after_s) + " s");
+}
+
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
-  auto who = ctx.auth.authenticate(req.get_header_value("Authorization"));
+  auto checked = ctx.auth.check(req.get_header_value("Authorization"), req.remote_addr);
+  if (checked.retry_after_s > 0) {
+    send_login_throttled(res, req.remote_addr, checked.retry_after_s);
+    return std::nullopt;
+  }
+  auto& who = checked.who;
   if (!who) {
     res.set_header("WWW-Authenticate", "Bearer");
     send_error(res, 401, "unauthorized",
@@ -35,24 +49,26 @@ std::optional<Principal> guard(const httplib::Request& req, httplib::Response& r
   return who;
 }
 
+std::optional<int64_t> parse_int64(std::string_view s) {
+  int64_t v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::optional<int64_t> query_int(const httplib::Request& req, httplib::Response& res, const std::string& name,
                                  int64_t fallback, int64_t lo, int64_t hi) {
   if (!req.has_param(name)) return fallback;
   std::string v = req.get_param_value(name);
-  size_t used = 0;
-  int64_t out = 0;
-  try {
-    out = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || out < lo || out > hi) {
+  auto out = parse_int64(v);
+  if (!out || *out < lo || *out > hi) {
     send_error(res, 400, "bad_parameter",
                "query parameter '" + name + "': expected an integer in [" + std::to_string(lo) + ", " +
                    std::to_string(hi) + "], got \"" + v + "\"");
     return std::nullopt;
   }
-  return out;
+  return *out;
 }
 
 }  // namespace kwb::api

@@ -14,8 +14,12 @@ namespace kwb::api {
 
 void send_json(httplib::Response& res, int status, const nlohmann::json& body);
 void send_error(httplib::Response& res, int status, const std::string& type, const std::string& message);
+// 429 too_many_failed_logins with Retry-After.
+void send_login_throttled(httplib::Response& res, const std::string& address, int retry_after_s);
 // Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
+// A decimal integer, the whole of `s` (no blanks, no '+', no exponent), within int64.
+std::optional<int64_t> parse_int64(std::string_view s);
 // An integer query parameter within [lo, hi]; writes a 400 naming it when malformed.
 std::optional<int64_t> query_int(const httplib::Request& req, httplib::Response& res, const std::string& name,
                                  int64_t fallback, int64_t lo, int64_t hi);

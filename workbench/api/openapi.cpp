@@ -16,7 +16,8 @@ const RouteDoc k_routes[] = {
     {"get", "/v1/candidates", "agent", "List candidates, newest first (filters op, state, status; limit, before)"},
     {"get", "/v1/candidates/{id}", "agent", "One candidate with its verdict; ?wait=S long-polls until done"},
     {"get", "/v1/candidates/{id}/events", "agent", "Progress as Server-Sent Events, or JSON with ?wait=S&after=N"},
-    {"post", "/v1/candidates/{id}/cancel", "agent", "Cancel a queued or running candidate"},
+    {"post", "/v1/candidates/{id}/cancel", "agent",
+     "Cancel a queued or running candidate (its owner, a reviewer or an admin; 403 for other tokens)"},
     {"post", "/v1/candidates/{id}/promote", "reviewer",
      "Promote an accepted candidate that beats the incumbent: one library commit (409 with the reason otherwise)"},
     {"post", "/v1/candidates/{id}/reject", "reviewer", "Reject a candidate (body: {reason})"},
@@ -28,6 +29,8 @@ const RouteDoc k_routes[] = {
     {"post", "/v1/library/{op}/retime", "reviewer", "Queue the op's incumbents for evaluation here: fresh tuning records replace theirs (202 with the candidate ids)"},
     {"post", "/v1/tokens", "admin", "Create a token (body: {name, role}); the token is shown once"},
     {"get", "/v1/tokens", "admin", "List tokens (never their secrets)"},
+    {"delete", "/v1/tokens/{token_id}", "admin",
+     "Revoke a token, effective from the next request (404 unknown; 409 for the last live admin token)"},
     {"get", "/metrics", "", "Prometheus metrics"},
     {"get", "/openapi.json", "", "This document"},
 };
@@ -55,8 +58,12 @@ nlohmann::json submit_schema() {
             {"flags", {{"type", "array"}, {"items", {{"type", "string"}}}}},
             {"note", {{"type", "string"}, {"maxLength", 4096}}},
             {"parent", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
-            {"launch", {{"type", "string"}}},
-            {"tune", {{"type", "object"}}},
+            {"launch", {{"oneOf", nlohmann::json::array({nlohmann::json{{"type", "string"}},
+                                                         nlohmann::json{{"type", "array"}, {"items", {{"type", "string"}}}}})},
+                        {"description", "cuda only: the launch plan, appended to the source as kwb:launch lines"}}},
+            {"tune", {{"type", "object"},
+                      {"additionalProperties", {{"type", "array"}, {"minItems", 1}, {"items", {{"type", "integer"}}}}},
+                      {"description", "cuda only: tunables, e.g. {\"BLOCK\": [128, 256]}"}}},
             {"bench", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
 }
 
@@ -75,12 +82,30 @@ nlohmann::json openapi_document(const std::string& version) {
       op["responses"]["401"] = {{"description", "Missing or unknown token"},
                                 {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
       op["responses"]["403"] = {{"description", "The token's role is too low"}};
-      op["responses"]["429"] = {{"description", "Rate limit or queue quota; see Retry-After"}};
+    }
+    // Answered by the connection gate to any request (docs/security.md, "The HTTP API").
+    op["responses"]["400"] = {{"description", "Malformed request line, header, body or field (the message names it)"}};
+    op["responses"]["408"] = {{"description", "Headers not complete within the header timeout, or body within the body timeout"}};
+    op["responses"]["431"] = {{"description", "Request line and headers over 32 KiB, or a header line over 8 KiB"}};
+    op["responses"]["503"] = {{"description", "too_many_connections / too_many_streams / server_busy; see Retry-After"}};
+    op["responses"]["429"] = {{"description", "Rate limit, queue quota, failed logins from this address, or too many "
+                                              "connections from it; see Retry-After"}};
+    if (std::string_view(r.method) != "get") {
+      op["responses"]["413"] = {{"description", "Body over 1 MiB on the wire (chunked or not)"}};
+      op["responses"]["415"] = {{"description", "Compressed request body (Content-Encoding)"}};
     }
     std::string path = r.path;
     if (path.find("{id}") != std::string::npos)
       op["parameters"] = nlohmann::json::array({{{"name", "id"}, {"in", "path"}, {"required", true},
                                                  {"schema", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}}}});
+    if (path.find("{token_id}") != std::string::npos) {
+      op["parameters"] = nlohmann::json::array({{{"name", "token_id"}, {"in", "path"}, {"required", true},
+                                                 {"schema", {{"type", "integer"}, {"minimum", 1}}}}});
+      op["responses"]["404"] = {{"description", "No such token"}};
+      op["responses"]["409"] = {{"description", "last_admin: the last live admin token is not revoked over HTTP"}};
+    }
+    if (path.find("/cancel") != std::string::npos)
+      op["responses"]["404"] = {{"description", "No such candidate"}};
     if (path.find("{op}") != std::string::npos)
       op["parameters"] = nlohmann::json::array({{{"name", "op"}, {"in", "path"}, {"required", true},
                                                  {"schema", {{"type", "string"}}}}});
@@ -90,7 +115,8 @@ nlohmann::json openapi_document(const std::string& version) {
       op["responses"]["202"] = {{"description", "Accepted: {id, state, links}"}};
       op["responses"]["400"] = {{"description", "Malformed body or field"}};
       op["responses"]["413"] = {{"description", "Body or source too large"}};
-      op["responses"]["422"] = {{"description", "Unknown op/variant, unsupported backend, forbidden flag"}};
+      op["responses"]["422"] = {{"description", "Unknown op/variant, unsupported backend, forbidden flag, or "
+                                                 "idempotency_conflict: the Idempotency-Key was used with another body"}};
       op["parameters"] = nlohmann::json::array({{{"name", "Idempotency-Key"}, {"in", "header"}, {"required", false},
                                                  {"schema", {{"type", "string"}, {"maxLength", 200}}}}});
     }

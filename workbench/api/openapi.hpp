@@ -9,7 +9,7 @@
 namespace kwb::api {
 
 struct RouteDoc {
-  const char* method;   // "get" | "post"
+  const char* method;   // "get" | "post" | "delete"
   const char* path;     // OpenAPI path template, e.g. "/v1/candidates/{id}"
   const char* role;     // minimum role, or "" for public
   const char* summary;

@@ -2,14 +2,41 @@
 #include <thread>
 #include <variant>
 
+#include "api/access.hpp"
+#include "api/body_fields.hpp"
 #include "api/candidate_json.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 #include "api/submission.hpp"
+#include "store/idempotency_repository.hpp"
 
 namespace kwb::api {
 
 namespace {
+
+// An Idempotency-Key bound by this request is released again if the submission fails before
+// its candidate is stored.
+class KeyClaim {
+ public:
+  KeyClaim(store::IdempotencyRepository& keys, int64_t token, const std::optional<std::string>& key, std::string digest)
+      : m_keys(keys), m_token(token), m_key(key), m_digest(std::move(digest)) {}
+  ~KeyClaim() {
+    if (m_fresh && !m_kept) (void)m_keys.release(m_token, *m_key, m_digest);
+  }
+  util::Result<store::KeyBinding> take() {
+    auto b = m_keys.claim(m_token, *m_key, m_digest);
+    m_fresh = b && b->fresh;
+    return b;
+  }
+  void keep() { m_kept = true; }
+
+ private:
+  store::IdempotencyRepository& m_keys;
+  int64_t m_token;
+  const std::optional<std::string>& m_key;
+  std::string m_digest;
+  bool m_fresh = false, m_kept = false;
+};
 
 void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   auto who = guard(req, res, ctx, Role::agent);
@@ -28,11 +55,23 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
     res.set_header("Idempotent-Replay", "true");
     send_json(res, 200, {{"id", rec.id}, {"state", rec.state}, {"links", candidate_links(rec.id)}});
   };
-  // A replayed key answers with its candidate whatever the quota; a new key counts like any
-  // other submission (so fresh keys cannot get around the quota).
+  // A key is bound to the digest of its first body: the same key with another body is refused,
+  // so that an agent never follows the verdict of a submission it did not make.
+  store::IdempotencyRepository keys(ctx.db);
+  KeyClaim claim(keys, sub.rec.token_id.value_or(0), sub.rec.idempotency_key, sub.request_sha256);
   if (sub.rec.idempotency_key) {
-    auto seen = repo.find_by_idempotency_key(sub.rec.token_id, *sub.rec.idempotency_key);
+    const std::string& key = *sub.rec.idempotency_key;
+    auto bound = claim.take();
+    if (!bound) return send_error(res, 500, "internal", bound.error().what());
+    auto seen = repo.find_by_idempotency_key(sub.rec.token_id, key);
     if (!seen) return send_error(res, 500, "internal", seen.error().what());
+    if (bound->request_sha256 != sub.request_sha256)
+      return send_error(res, 422, "idempotency_conflict",
+                        "Idempotency-Key '" + key + "' was used before with a different body" +
+                            (*seen ? " (candidate " + (*seen)->id + ")" : std::string()) +
+                            "; send a new key for a new submission");
+    // A replayed key answers with its candidate whatever the quota; a new key counts like any
+    // other submission (so fresh keys cannot get around the quota).
     if (*seen) return replay(**seen);
   }
   auto active = repo.count_active(sub.rec.token_id);
@@ -49,6 +88,7 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   bool existing = false;
   auto rec = repo.insert(sub.rec, &existing);
   if (!rec) return send_error(res, 500, "internal", rec.error().what());
+  claim.keep();
   if (existing) return replay(*rec);  // a concurrent submit with the same key won the race
   ctx.pipeline.submitted(*rec);
   res.set_header("Location", "/v1/candidates/" + rec->id);
@@ -70,7 +110,8 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
     if (!rec) return send_error(res, 500, "internal", rec.error().what());
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (terminal((*rec)->state) || left.count() <= 0) return send_json(res, 200, candidate_json(**rec, true));
+    if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown())
+      return send_json(res, 200, candidate_json(**rec, true));
     ctx.hub.wait(id, seen, left);
   }
 }
@@ -105,8 +146,15 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
 }
 
 void cancel(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
-  if (!guard(req, res, ctx, Role::agent)) return;
+  auto who = guard(req, res, ctx, Role::agent);
+  if (!who) return;
   std::string id = req.matches[1];
+  if (!empty_or_object_body(req, res)) return;
+  store::CandidateRepository repo(ctx.db);
+  auto rec = repo.find(id);
+  if (!rec) return send_error(res, 500, "internal", rec.error().what());
+  if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
+  if (!may_write(*who, **rec)) return send_error(res, 403, "forbidden", not_yours(*who, **rec, "cancel"));
   auto state = ctx.pipeline.cancel(id);
   if (!state) {
     if (state.error().message == "not found") return send_error(res, 404, "not_found", "no candidate " + id);

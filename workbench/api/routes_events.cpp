@@ -60,11 +60,13 @@ void add_event_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     int64_t after = 0;
     if (req.has_header("Last-Event-ID")) {
-      try {
-        after = std::stoll(req.get_header_value("Last-Event-ID"));
-      } catch (const std::exception&) {
-        return send_error(res, 400, "invalid_header", "Last-Event-ID: expected an event id (integer)");
-      }
+      std::string v = req.get_header_value("Last-Event-ID");
+      auto n = parse_int64(v);
+      if (!n || *n < 0)
+        return send_error(res, 400, "invalid_header",
+                          "Last-Event-ID: expected an event id (a non-negative decimal integer), got \"" + v.substr(0, 40) +
+                              "\"");
+      after = *n;
     }
     auto after_q = query_int(req, res, "after", after, 0, INT64_MAX);
     if (!after_q) return;

@@ -1,5 +1,6 @@
 // POST /v1/candidates/{id}/promote|reject, GET /v1/candidates/{id}/diff,
 // GET /v1/leaderboard/{op}, GET /v1/library[/{op}] — thin adapters over library::Curator.
+#include "api/body_fields.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 #include "library/curator.hpp"
@@ -33,19 +34,17 @@ std::optional<int64_t> token_of(const Principal& p) {
 
 void promote(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   auto who = guard(req, res, ctx, Role::reviewer);
-  if (!who || !have_library(res, ctx)) return;
+  if (!who || !have_library(res, ctx) || !empty_or_object_body(req, res)) return;
   send_outcome(res, ctx.curator->promote(req.matches[1], who->name.empty() ? "anonymous" : who->name, token_of(*who)));
 }
 
 void reject(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   auto who = guard(req, res, ctx, Role::reviewer);
   if (!who || !have_library(res, ctx)) return;
-  auto body = nlohmann::json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object())
-    return send_error(res, 400, "invalid_json", "body: expected a JSON object {\"reason\": \"...\"}");
-  if (!body.contains("reason") || !body["reason"].is_string())
-    return send_error(res, 400, "invalid_request", "reason: required, a string saying why");
-  send_outcome(res, ctx.curator->reject(req.matches[1], body["reason"].get<std::string>(), token_of(*who)));
+  auto body = object_body(req, res, {"reason"});
+  std::string reason;
+  if (!body || !string_field(*body, "reason", true, 4096, reason, res)) return;
+  send_outcome(res, ctx.curator->reject(req.matches[1], reason, token_of(*who)));
 }
 
 void diff(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {

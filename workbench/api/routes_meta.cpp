@@ -1,6 +1,7 @@
 // /v1/health /v1/devices /v1/specs[/{op}] /v1/tokens /metrics /openapi.json
 #include <fmt/format.h>
 
+#include "api/body_fields.hpp"
 #include "api/http_util.hpp"
 #include "api/openapi.hpp"
 #include "analysis/analyzer.hpp"
@@ -78,14 +79,45 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
   });
   svr.Post("/v1/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::admin)) return;
-    auto body = nlohmann::json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) return send_error(res, 400, "invalid_json", "body must be a JSON object {name, role}");
-    if (!body.contains("role") || !body["role"].is_string()) return send_error(res, 400, "invalid_field", "role: required string (agent, reviewer, admin)");
-    std::string name = body.value("name", std::string("unnamed"));
+    auto body = object_body(req, res, {"name", "role"});
+    std::string name = "unnamed", role;
+    if (!body || !string_field(*body, "role", true, 64, role, res) ||
+        !string_field(*body, "name", false, 1 << 10, name, res))
+      return;
+    if (auto why = store::TokenRepository::check_name(name); !why.empty())
+      return send_error(res, 400, "invalid_field", why);
     store::TokenRepository tokens(ctx.db);
-    auto secret = tokens.create(name, body["role"].get<std::string>());
+    auto secret = tokens.create(name, role);
     if (!secret) return send_error(res, 422, "invalid_field", secret.error().what());
-    send_json(res, 201, {{"token", *secret}, {"name", name}, {"role", body["role"]}});
+    send_json(res, 201, {{"token", *secret}, {"name", name}, {"role", role}});
+  });
+  // Revocation takes effect at the next request: tokens are looked up on every request.
+  svr.Delete(R"(/v1/tokens/([0-9]{1,18}))", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto who = guard(req, res, ctx, Role::admin);
+    if (!who || !empty_or_object_body(req, res)) return;
+    int64_t id = std::stoll(req.matches[1]);
+    store::TokenRepository tokens(ctx.db);
+    auto rec = tokens.find(id);
+    if (!rec) return send_error(res, 500, "internal", rec.error().what());
+    if (!*rec) return send_error(res, 404, "not_found", "no token " + std::to_string(id));
+    auto& t = **rec;
+    nlohmann::json out = {{"id", t.id}, {"name", t.name}, {"role", t.role}, {"revoked", true}};
+    if (t.revoked) {
+      out["detail"] = "already revoked";
+      return send_json(res, 200, out);
+    }
+    if (t.role == "admin") {
+      auto others = tokens.count_live_admins(t.id);
+      if (!others) return send_error(res, 500, "internal", others.error().what());
+      if (*others == 0)
+        return send_error(res, 409, "last_admin",
+                          "token " + std::to_string(id) + " is the last live admin token; create another admin "
+                          "token first (kwb token create --role admin)");
+    }
+    auto done = tokens.revoke(id);
+    if (!done) return send_error(res, 500, "internal", done.error().what());
+    out["detail"] = "revoked";
+    send_json(res, 200, out);
   });
   svr.Get("/v1/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::admin)) return;

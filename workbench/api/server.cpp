@@ -1,47 +1,47 @@
 #include "api/server.hpp"
 
-#include <sys/socket.h>
-
 #include <spdlog/spdlog.h>
 
+#include "api/access.hpp"
+#include "api/connection_gate.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 
 namespace kwb::api {
 
-Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_unique<httplib::Server>()) {
-  m_svr->new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
-  m_svr->set_payload_max_length(ctx.limits.max_body_bytes);
-  m_svr->set_keep_alive_max_count(10000);
-  m_svr->set_read_timeout(30, 0);
-  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle holds the body until
-  // the client's delayed ACK (~40 ms per keep-alive request).
-  m_svr->set_tcp_nodelay(true);
-  // httplib's default socket options set SO_REUSEPORT, which lets a second `kwb serve` bind the
-  // same port and silently take part of the connections: reuse the address only. The socket is
-  // kept to raise its listen backlog after bind (Debian's libcpp-httplib listens with 5: a burst
-  // of clients connecting at once overflowed it, waited 1 s for a SYN retry or got a reset).
-  m_svr->set_socket_options([this](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    m_listen_fd = sock;
-  });
-  add_meta_routes(*m_svr, ctx);
-  add_candidate_routes(*m_svr, ctx);
-  add_event_routes(*m_svr, ctx);
-  add_library_routes(*m_svr, ctx);
-  add_retime_routes(*m_svr, ctx);
-  // Unknown routes, 413 from the body limit, and anything else without a JSON body of its own.
-  m_svr->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+// cpp-httplib's routing without its connection handling: process_request() (protected) runs
+// one request read from a RequestStream. svr_sock_ (protected) is what httplib's streaming
+// responses poll to learn that the server stops; it is never used as a socket here.
+class HttpDispatcher : public httplib::Server {
+ public:
+  bool serve(httplib::Stream& strm, bool close_connection, bool& connection_closed) {
+    return process_request(strm, close_connection, connection_closed, nullptr);
+  }
+  void set_live(bool live) { svr_sock_ = live ? 0 : INVALID_SOCKET; }
+};
+
+Server::Server(ApiContext& ctx) : m_ctx(ctx), m_http(std::make_unique<HttpDispatcher>()) {
+  const GateLimits& g = ctx.limits.http;
+  m_http->set_payload_max_length(ctx.limits.max_body_bytes);  // the gate has checked it already
+  m_http->set_keep_alive_max_count(g.max_requests_per_connection);
+  m_http->set_keep_alive_timeout(std::max<time_t>(1, g.idle_timeout.count() / 1000));
+  add_meta_routes(*m_http, ctx);
+  add_candidate_routes(*m_http, ctx);
+  add_event_routes(*m_http, ctx);
+  add_library_routes(*m_http, ctx);
+  add_retime_routes(*m_http, ctx);
+  // Unknown routes, and anything else without a JSON body of its own.
+  m_http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     switch (res.status) {
       case 404: return send_error(res, 404, "not_found", "no route " + req.method + " " + req.path);
       case 413: return send_error(res, 413, "too_large", "request body larger than the limit");
       case 405: return send_error(res, 405, "method_not_allowed", req.method + " is not allowed on " + req.path);
+      case 400: return send_error(res, 400, "bad_request", "malformed request (request line, headers or body)");
       default: return send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
     }
   });
-  m_svr->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+  m_http->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unexpected error";
     try {
       std::rethrow_exception(ep);
@@ -52,32 +52,35 @@ Server::Server(ApiContext& ctx, int threads) : m_ctx(ctx), m_svr(std::make_uniqu
     spdlog::error("request failed: {}", what);
     send_error(res, 500, "internal", what);
   });
+  m_http->set_live(true);
+
+  GateLimits limits = g;
+  limits.head.max_body_bytes = ctx.limits.max_body_bytes;
+  ConnectionGate::Preflight preflight;
+  if (ctx.auth.enabled())
+    preflight = [&ctx](const RequestHead& head, const std::string& address) {
+      return preflight_auth(ctx.auth, head, address);
+    };
+  auto write_timeout = limits.write_timeout;
+  m_gate = std::make_unique<ConnectionGate>(limits, std::move(preflight), [this, write_timeout](const Exchange& x) {
+    RequestStream strm(x.fd, x.request, x.peer, write_timeout);
+    bool closed = false;
+    bool ok = m_http->serve(strm, x.last, closed);
+    return ok && !closed && !strm.write_failed();
+  });
 }
 
 Server::~Server() { stop(); }
 
-bool Server::bind(const std::string& host, int port, std::string* error) {
-  if (port == 0) {
-    m_port = m_svr->bind_to_any_port(host);
-    if (m_port <= 0) {
-      if (error) *error = "cannot bind " + host + " to a free port";
-      return false;
-    }
-  } else {
-    if (!m_svr->bind_to_port(host, port)) {
-      if (error) *error = "cannot bind " + host + ":" + std::to_string(port) + " (in use, or not an address of this host)";
-      return false;
-    }
-    m_port = port;
-  }
-  if (m_listen_fd >= 0) ::listen(m_listen_fd, 1024);  // a larger backlog on the same socket
-  return true;
-}
+bool Server::bind(const std::string& host, int port, std::string* error) { return m_gate->bind(host, port, error); }
 
-void Server::run() { m_svr->listen_after_bind(); }
+int Server::port() const { return m_gate->port(); }
+
+void Server::run() { m_gate->run(); }
 
 void Server::stop() {
-  if (m_svr) m_svr->stop();
+  m_http->set_live(false);  // open event streams end
+  m_gate->stop();
 }
 
 }  // namespace kwb::api

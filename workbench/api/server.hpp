@@ -1,32 +1,32 @@
 #pragma once
-// The HTTP server of `kwb serve` (cpp-httplib): routes, body limits, JSON errors for every
-// failure including unknown routes, a thread pool large enough for many open event streams.
+// The HTTP server of `kwb serve`: a connection gate (api/connection_gate.hpp: accepts, reads
+// each request under deadlines and size limits, authenticates before reading a body) in front
+// of cpp-httplib's routing, which runs complete requests on a small pool (and event streams and
+// long-polls on a pool of their own). JSON errors for every failure, unknown routes included.
 #include <memory>
 #include <string>
 
 #include "api/context.hpp"
 
-namespace httplib {
-class Server;
-}
-
 namespace kwb::api {
+
+class ConnectionGate;
+class HttpDispatcher;
 
 class Server {
  public:
-  explicit Server(ApiContext& ctx, int threads = 128);
+  explicit Server(ApiContext& ctx);
   ~Server();
   // Binds host:port (port 0: any free port); false with a message when the bind fails.
   bool bind(const std::string& host, int port, std::string* error);
-  int port() const { return m_port; }
+  int port() const;
   void run();   // serves until stop()
-  void stop();
+  void stop();  // from any thread (a signal handler thread)
 
  private:
   ApiContext& m_ctx;
-  std::unique_ptr<httplib::Server> m_svr;
-  int m_port = 0;
-  int m_listen_fd = -1;  // the listening socket (owned by httplib)
+  std::unique_ptr<HttpDispatcher> m_http;
+  std::unique_ptr<ConnectionGate> m_gate;
 };
 
 }  // namespace kwb::api

@@ -5,6 +5,8 @@
 #include <variant>
 
 #include "build/flags.hpp"
+#include "spec/launch_plan.hpp"
+#include "util/hash.hpp"
 
 namespace kwb::api {
 
@@ -63,11 +65,22 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
   for (const auto& b : ctx.backends) served = served || b == r.backend;
   if (!served) return bad("backend", "this daemon does not evaluate '" + r.backend + "' candidates yet", 422, "unsupported_backend");
   for (const char* cuda_only : {"launch", "tune"})
-    if (j.contains(cuda_only) && r.backend == "cpu") return bad(cuda_only, "only the cuda backend takes a launch plan");
+    if (j.contains(cuda_only) && r.backend != "cuda")
+      return bad(cuda_only, "only the cuda backend takes a launch plan (this is a " + r.backend + " submission)");
   if (auto e = want_string("source", true, s.source)) return *e;
   if (s.source.empty()) return bad("source", "must not be empty");
   if (s.source.size() > ctx.limits.max_source_bytes)
     return bad("source", "larger than " + std::to_string(ctx.limits.max_source_bytes) + " bytes", 413, "too_large");
+  if (j.contains("launch") || j.contains("tune")) {  // the plan as comment lines after the source
+    if (j.contains("launch") && !j["launch"].is_string() && !j["launch"].is_array())
+      return bad("launch", std::string("expected a string or an array of strings, got ") + type_name(j["launch"]));
+    if (j.contains("tune") && !j["tune"].is_object())
+      return bad("tune", std::string("expected an object such as {\"BLOCK\": [128, 256]}, got ") + type_name(j["tune"]));
+    auto lines = spec::plan_lines_from_json(j.value("launch", nlohmann::json()), j.value("tune", nlohmann::json()));
+    if (!lines) return SubmitError{400, "invalid_field", lines.error().what()};
+    if (s.source.back() != '\n') s.source += '\n';
+    s.source += *lines;
+  }
   r.source_name = r.backend == "cpu" ? "candidate.cpp" : "candidate.cu";
   if (auto e = want_string("source_name", false, r.source_name)) return *e;
   static const std::regex name_re(R"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99})");
@@ -101,6 +114,7 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
     if (!std::regex_match(parent, id_re)) return bad("parent", "expected a candidate id like c-0123456789abcdef");
     r.parent = parent;
   }
+  s.request_sha256 = util::sha256_hex(j.dump());  // key order and blanks do not matter
   return s;
 }
 

@@ -20,6 +20,7 @@ struct SubmitError {
 struct Submission {
   store::CandidateRecord rec;
   std::string source;
+  std::string request_sha256;  // of the normalised body: an Idempotency-Key replay must match it
 };
 
 // `body` is the raw request body (checked for valid UTF-8 and JSON).

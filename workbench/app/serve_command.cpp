@@ -33,6 +33,7 @@ struct ServeArgs {
   int64_t queue_quota = 64;
   double rate = 50;
   int heartbeat_ms = 15000;
+  api::GateLimits http;  // connections, timeouts (docs/security.md, "The HTTP API")
 };
 
 
@@ -125,6 +126,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   ctx.curator = &curator;
   ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
+  ctx.limits.http = a.http;
   api::Server server(ctx);
   std::string error;
   if (!server.bind(a.host, a.port, &error)) return std::fprintf(stderr, "kwb serve: %s\n", error.c_str()), 2;
@@ -155,6 +157,24 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   return 0;
 }
 
+// The HTTP front door's limits (api/http_limits.hpp).
+void add_http_limit_flags(CLI::App& cmd, api::GateLimits& h) {
+  auto ms = [&cmd](const char* name, std::chrono::milliseconds& v, const char* what) {
+    cmd.add_option_function<int64_t>(name, [&v](int64_t x) { v = std::chrono::milliseconds(x); }, what)
+        ->check(CLI::Range(int64_t(1), int64_t(3600000)))
+        ->default_str(std::to_string(v.count()));
+  };
+  ms("--header-timeout-ms", h.header_timeout, "Time a client has to send a request's line and headers");
+  ms("--body-timeout-ms", h.body_timeout, "Time a client has to send a request's body");
+  ms("--idle-timeout-ms", h.idle_timeout, "Keep-alive: time until the next request's first byte");
+  cmd.add_option("--max-connections-per-address", h.max_per_address, "Connections open at once from one address")
+      ->check(CLI::Range(1, 100000))->default_val(h.max_per_address);
+  cmd.add_option("--max-streams", h.max_streams, "Event streams and ?wait= long-polls open at once")
+      ->check(CLI::Range(1, 100000))->default_val(h.max_streams);
+  cmd.add_option("--request-threads", h.request_threads, "Workers for ordinary requests")
+      ->check(CLI::Range(1, 1024))->default_val(h.request_threads);
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
@@ -168,6 +188,7 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--queue-quota", a->queue_quota, "Candidates queued or in flight per token")->default_val(64);
   cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
   cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);
+  add_http_limit_flags(*cmd, a->http);
   add_setting_flags(*cmd, settings);
   cmd->callback([a, &settings, &code] { code = run_serve(*a, settings); });
 }

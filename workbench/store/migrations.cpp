@@ -116,6 +116,17 @@ CREATE TABLE decisions (
     R"sql(
 ALTER TABLE candidates ADD COLUMN bench TEXT NOT NULL DEFAULT '[]';  -- JSON array; [] = every one
 )sql",
+    // 4 -> 5: an Idempotency-Key remembers the digest of its first body; reusing it with another
+    // body is refused (422) instead of answering with the first candidate.
+    R"sql(
+CREATE TABLE idempotency_keys (
+  token_id INTEGER NOT NULL,        -- 0: no token (--no-auth)
+  key TEXT NOT NULL,
+  request_sha256 TEXT NOT NULL,     -- sha256 of the normalised JSON body
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (token_id, key)
+) STRICT;
+)sql",
 };
 }  // namespace
 

@@ -6,7 +6,17 @@
 
 namespace kwb::store {
 
+std::string TokenRepository::check_name(const std::string& name) {
+  if (name.empty()) return "name: must not be empty";
+  if (name.size() > k_max_name_bytes)
+    return "name: longer than " + std::to_string(k_max_name_bytes) + " bytes (" + std::to_string(name.size()) + ")";
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f) return "name: control characters are not allowed";
+  return "";
+}
+
 util::Result<std::string> TokenRepository::create(const std::string& name, const std::string& role) {
+  if (auto why = check_name(name); !why.empty()) return util::fail("", why);
   auto guard = m_db.lock();
   if (role != "agent" && role != "reviewer" && role != "admin")
     return util::fail("role", "unknown role '" + role + "' (roles: agent, reviewer, admin)");
@@ -38,12 +48,72 @@ util::Result<std::vector<TokenRecord>> TokenRepository::all() {
   return out;
 }
 
+util::Result<std::optional<TokenRecord>> TokenRepository::find(int64_t id) {
+  auto guard = m_db.lock();
+  Statement st(m_db.handle(), "SELECT id, name, role, created_at, revoked FROM tokens WHERE id = ?1");
+  st.bind(1, id);
+  int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<TokenRecord>{};
+  if (rc != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
+  return TokenRecord{st.integer(0), st.text(1), st.text(2), st.text(3), st.integer(4) != 0};
+}
+
+util::Result<int64_t> TokenRepository::count_live_admins(int64_t except) {
+  auto guard = m_db.lock();
+  Statement st(m_db.handle(), "SELECT count(*) FROM tokens WHERE role = 'admin' AND revoked = 0 AND id != ?1");
+  st.bind(1, except);
+  if (st.step() != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
+  return st.integer(0);
+}
+
 util::Result<bool> TokenRepository::revoke(int64_t id) {
   auto guard = m_db.lock();
   Statement st(m_db.handle(), "UPDATE tokens SET revoked = 1 WHERE id = ?1 AND revoked = 0");
   st.bind(1, id);
   if (st.step() != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
   return st.changes() > 0;
+}
+
+util::Result<std::unique_ptr<TokenLookup>> TokenLookup::open(const std::filesystem::path& file) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return util::fail(file.string(), "token lookup connection: " + why);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  const char* sql = "SELECT id, name, role, created_at, revoked FROM tokens WHERE hash = ?1 AND revoked = 0";
+  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
+    std::string why = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    return util::fail(file.string(), "token lookup: " + why);
+  }
+  return std::unique_ptr<TokenLookup>(new TokenLookup(db, st, file));
+}
+
+TokenLookup::~TokenLookup() {
+  sqlite3_finalize(m_st);
+  sqlite3_close(m_db);
+}
+
+util::Result<std::optional<TokenRecord>> TokenLookup::find_live(const std::string& secret) {
+  std::string hash = util::sha256_hex(secret);
+  std::lock_guard lock(m_mutex);
+  sqlite3_reset(m_st);
+  sqlite3_bind_text(m_st, 1, hash.c_str(), int(hash.size()), SQLITE_TRANSIENT);
+  int rc = sqlite3_step(m_st);
+  auto text = [&](int col) {
+    auto p = sqlite3_column_text(m_st, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(m_st, col))) : std::string();
+  };
+  util::Result<std::optional<TokenRecord>> out = std::optional<TokenRecord>{};
+  if (rc == SQLITE_ROW)
+    out = TokenRecord{sqlite3_column_int64(m_st, 0), text(1), text(2), text(3), sqlite3_column_int64(m_st, 4) != 0};
+  else if (rc != SQLITE_DONE)
+    out = util::fail(m_file.string(), sqlite3_errmsg(m_db));
+  sqlite3_reset(m_st);  // ends the read transaction: the next lookup sees every later commit
+  return out;
 }
 
 }  // namespace kwb::store
