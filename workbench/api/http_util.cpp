@@ -11,6 +11,20 @@ void send_error(httplib::Response& res, int status, const std::string& type, con
   send_json(res, status, {{"error", {{"type", type}, {"message", message}}}});
 }
 
+void send_failure(httplib::Response& res, const util::Error& e) {
+  switch (e.kind) {
+    case util::ErrorKind::storage_full:
+      res.set_header("Retry-After", "30");
+      return send_error(res, 507, "insufficient_storage", e.what());
+    case util::ErrorKind::busy:
+      res.set_header("Retry-After", "1");
+      return send_error(res, 503, "busy", e.what());
+    case util::ErrorKind::not_found: return send_error(res, 404, "not_found", e.what());
+    case util::ErrorKind::generic: break;
+  }
+  send_error(res, 500, "internal", e.what());
+}
+
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
   auto who = ctx.auth.authenticate(req.get_header_value("Authorization"));
   if (!who) {

@@ -14,6 +14,9 @@ namespace kwb::api {
 
 void send_json(httplib::Response& res, int status, const nlohmann::json& body);
 void send_error(httplib::Response& res, int status, const std::string& type, const std::string& message);
+// The one mapping of util::Error kinds to HTTP: storage_full -> 507 insufficient_storage,
+// busy -> 503 busy (both with Retry-After), not_found -> 404, anything else -> 500 internal.
+void send_failure(httplib::Response& res, const util::Error& e);
 // Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
 // An integer query parameter within [lo, hi]; writes a 400 naming it when malformed.
