@@ -13,9 +13,13 @@ void send_error(httplib::Response& res, int status, const std::string& type, con
 
 void send_failure(httplib::Response& res, const util::Error& e) {
   switch (e.kind) {
-    case util::ErrorKind::storage_full:
+    case util::ErrorKind::storage_full: {
       res.set_header("Retry-After", "30");
-      return send_error(res, 507, "insufficient_storage", e.what());
+      std::string m = e.what();
+      if (m.find("nothing was stored") == std::string::npos)
+        m += ": no space left on the disk holding the workspace; nothing was stored. Free space there and retry";
+      return send_error(res, 507, "insufficient_storage", m);
+    }
     case util::ErrorKind::busy:
       res.set_header("Retry-After", "1");
       return send_error(res, 503, "busy", e.what());

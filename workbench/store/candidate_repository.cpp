@@ -154,6 +154,7 @@ util::Result<bool> CandidateRepository::set_state(const std::string& id, const s
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
   st.bind(1, id).bind(2, state);
   if (st.step() != SQLITE_DONE) return err(m_db, st);
+  m_db.note_write_ok();
   return st.changes() > 0;
 }
 
@@ -167,6 +168,7 @@ util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
   int rc = st.step();
   int attempt = rc == SQLITE_ROW ? int(st.integer(0)) : 0;
   if ((rc != SQLITE_ROW && rc != SQLITE_DONE) || (rc == SQLITE_ROW && !st.done())) return err(m_db, st);
+  m_db.note_write_ok();
   return attempt;
 }
 

@@ -12,6 +12,7 @@ util::Result<EventRecord> EventRepository::append(const std::string& candidate_i
   if (st.step() != SQLITE_ROW) return m_db.failure(st, "event of " + candidate_id);
   EventRecord e{st.integer(0), candidate_id, st.text(1), kind, data};
   if (!st.done()) return m_db.failure(st, "event of " + candidate_id);  // the commit comes after the row
+  m_db.note_write_ok();
   return e;
 }
 
