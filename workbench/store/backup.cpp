@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
+
+#include <fmt/format.h>
 
 #include "store/migrations.hpp"
 #include "util/random.hpp"
@@ -51,7 +54,7 @@ std::vector<fs::path> list_backups(const fs::path& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_regular_file(ec) && is_backup_name(e.path().filename().string())) out.push_back(e.path());
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.filename() > b.filename(); });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.stem().string() > b.stem().string(); });
   return out;
 }
 
@@ -60,8 +63,15 @@ util::Result<fs::path> backup_database(const fs::path& db_file, const fs::path& 
   fs::create_directories(dir, ec);
   if (ec) return util::fail(dir.string(), "cannot create the backup folder: " + ec.message());
   std::string stamp = utc_stamp();
-  fs::path target = dir / ("kwb-" + stamp + ".db");
-  for (int i = 1; fs::exists(target, ec); ++i) target = dir / ("kwb-" + stamp + "-" + std::to_string(i) + ".db");
+  // Several in one second: -01, -02, ... after the last one of that second, so that names sort
+  // (by their stem) in the order written even after the oldest were pruned.
+  int next = 0;
+  for (const auto& b : list_backups(dir)) {
+    std::string stem = b.stem().string(), base = "kwb-" + stamp;
+    if (stem == base) next = std::max(next, 1);
+    else if (stem.starts_with(base + "-")) next = std::max(next, std::atoi(stem.c_str() + base.size() + 1) + 1);
+  }
+  fs::path target = dir / (next == 0 ? "kwb-" + stamp + ".db" : fmt::format("kwb-{}-{:02}.db", stamp, next));
   fs::path tmp = dir / (".kwb-" + stamp + "." + util::random_hex(4) + ".tmp");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(db_file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
