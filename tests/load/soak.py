@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Soak test of `kwb serve` (issue 15, "Done when"): N clients submit a mix of honest, wrong and
-hostile CPU candidates while the daemon is killed with SIGKILL every K seconds and restarted on
+"""Soak test of `kwb serve` (issue 15, "Done when"): N clients (each waiting for its verdict before
+the next submission, as an agent does) submit a mix of honest, wrong and hostile CPU candidates while the daemon is killed with SIGKILL every K seconds and restarted on
 the same workspace, and the workspace's disk is kept near full for part of each period. It ends
 by checking that every acknowledged submission (a 202, or a 200 replay of its Idempotency-Key)
 holds exactly one verdict event and is done.
@@ -144,6 +144,25 @@ class Stats:
             self.statuses[str(status)] = self.statuses.get(str(status), 0) + 1
 
 
+def wait_for_verdict(daemon, cid, stop):
+    """An agent waits for its verdict before the next submission (kills and refusals included):
+    the clients' work stays bounded, so the drain at the end is short."""
+    while not stop.is_set():
+        url = daemon.url()
+        if url is None:
+            time.sleep(0.2)
+            continue
+        try:
+            status, rec = request(f"{url}/v1/candidates/{cid}?wait=10", timeout=30)
+        except (OSError, urllib.error.URLError):
+            time.sleep(0.2)
+            continue
+        if status == 200 and rec and rec.get("state") in ("done", "cancelled"):
+            return
+        if status != 200:
+            time.sleep(0.5)
+
+
 def client(daemon, stats, candidates, stop, seed):
     rnd = random.Random(seed)
     by_kind = {}
@@ -173,6 +192,7 @@ def client(daemon, stats, candidates, stop, seed):
             if status in (200, 202) and reply and "id" in reply:
                 with stats.lock:
                     stats.acknowledged[reply["id"]] = kind
+                wait_for_verdict(daemon, reply["id"], stop)
                 break
             if status in (429, 503, 507):
                 time.sleep(1)
@@ -209,6 +229,8 @@ def main():
     ap.add_argument("--tmpfs-mb", type=int, default=0, help="mount a tmpfs of this size as the workspace (root)")
     ap.add_argument("--fill", action="store_true", help="fill the workspace's file system even when it is not a tmpfs")
     ap.add_argument("--reserve-mb", type=int, default=8)
+    ap.add_argument("--leave-kb", type=int, default=256,
+                    help="free space left in the near-full phase (below the reserve: caches evicted, some writes 507)")
     ap.add_argument("--drain-s", type=float, default=900, help="bound on the wait for the last verdicts")
     ap.add_argument("--short", action="store_true", help="3 minutes, a kill every 45 s")
     a = ap.parse_args()
@@ -227,7 +249,8 @@ def main():
     os.makedirs(workspace)
     filling = mounted or a.fill
     daemon = Daemon(a.kwb, workspace, ["--no-auth", "--time-budget-ms", "20", "--run-timeout-ms", "3000",
-                                       "--reserve-mb", str(a.reserve_mb), "--queue-quota", "1000"])
+                                       "--reserve-mb", str(a.reserve_mb), "--queue-quota", "1000",
+                                       "--rate", "100000"])
     stats = Stats()
     candidates = load_candidates()
     log(f"{len(candidates)} candidate sources; workspace {workspace} ({'tmpfs' if mounted else 'plain folder'})")
@@ -246,7 +269,7 @@ def main():
             full_from = period_end - a.kill_every_s * a.near_full_share
             while time.time() < period_end:
                 if filling and time.time() >= full_from and not os.path.exists(ballast):
-                    fill(ballast, (a.reserve_mb << 20) // 2)
+                    fill(ballast, a.leave_kb << 10)
                     log("disk near full")
                 if os.path.exists(ballast):
                     near_full_s += 0.5
@@ -276,12 +299,20 @@ def main():
                 continue
             if status == 200 and rec and rec.get("state") in ("done", "cancelled"):
                 pending.discard(cid)
+    def get(path):
+        for _ in range(20):  # a 429 or 503 is retried
+            status, reply = request(url + path, timeout=30)
+            if status not in (429, 503):
+                return status, reply
+            time.sleep(1)
+        return status, reply
+
     verdicts, wrong, by_status = {}, [], {}
     for cid in ids:
-        status, ev = request(f"{url}/v1/candidates/{cid}/events?wait=0", timeout=30)
+        status, ev = get(f"/v1/candidates/{cid}/events?wait=0")
         n = sum(1 for e in (ev or {}).get("events", []) if e.get("kind") == "verdict") if status == 200 else -1
         verdicts[cid] = n
-        _, rec = request(f"{url}/v1/candidates/{cid}", timeout=30)
+        _, rec = get(f"/v1/candidates/{cid}")
         st = ((rec or {}).get("verdict") or {}).get("status", "none")
         by_status[st] = by_status.get(st, 0) + 1
         if n != 1 or (rec or {}).get("state") != "done":
