@@ -166,6 +166,11 @@ TEST_F(DaemonStorage, ASecondDaemonOnTheWorkspaceExitsNamingTheFirst) {
                            "port " + std::to_string(first.port())})
     EXPECT_NE(error.find(want), std::string::npos) << want << " missing from:\n" << error;
   EXPECT_EQ(json_of(client(first).Get("/v1/health"))["status"], "ok");
+  // Nor is a restore run under a live daemon.
+  auto restore = run_command((bin_dir() / "kwb").string() + " restore --workspace " +
+                             shell_quote(first.workspace().string()) + " 2>&1");
+  EXPECT_EQ(restore.exit_code, 2) << restore.out;
+  EXPECT_NE(restore.out.find("in use by kwb serve (pid " + std::to_string(first.pid())), std::string::npos) << restore.out;
 }
 
 TEST_F(DaemonStorage, AnEmptyDatabaseIsRefusedAndKwbRestoreBringsTheBackupBack) {

@@ -29,6 +29,9 @@ int run_restore(const RestoreArgs& a, const util::Settings& settings) {
     }
     return 0;
   }
+  // First: a running daemon must not have its database replaced under it.
+  auto lock = store::WorkspaceLock::acquire(workspace, "kwb restore (pid " + std::to_string(::getpid()) + ")");
+  if (!lock) return std::fprintf(stderr, "kwb restore: %s\n", lock.error().what().c_str()), 2;
   std::filesystem::path backup;
   if (!a.backup.empty()) {
     backup = a.backup;
@@ -41,8 +44,6 @@ int run_restore(const RestoreArgs& a, const util::Settings& settings) {
   } else {
     backup = all.front();
   }
-  auto lock = store::WorkspaceLock::acquire(workspace, "kwb restore (pid " + std::to_string(::getpid()) + ")");
-  if (!lock) return std::fprintf(stderr, "kwb restore: %s\n", lock.error().what().c_str()), 2;
   std::filesystem::path aside;
   auto db_file = workspace / "kwb.db";
   if (auto r = store::restore_database(backup, db_file, &aside); !r)
