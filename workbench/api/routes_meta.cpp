@@ -100,8 +100,9 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
     std::string body = fmt::format(
         "# TYPE kwb_queue_depth gauge\nkwb_queue_depth {}\n# TYPE kwb_waiting_for_device gauge\nkwb_waiting_for_device {}\n"
         "# TYPE kwb_compiling gauge\nkwb_compiling {}\n# TYPE kwb_on_device gauge\nkwb_on_device {}\n"
-        "# TYPE kwb_verdicts_total counter\nkwb_verdicts_total {}\n",
-        st.queued, st.waiting_for_device, st.compiling, st.on_device, st.finished);
+        "# TYPE kwb_verdicts_total counter\nkwb_verdicts_total {}\n"
+        "# TYPE kwb_unwritten_verdicts gauge\nkwb_unwritten_verdicts {}\n",
+        st.queued, st.waiting_for_device, st.compiling, st.on_device, st.finished, st.unwritten_verdicts);
     res.set_content(body, "text/plain; version=0.0.4");
   });
   svr.Post("/v1/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {

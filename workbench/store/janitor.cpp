@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "store/workspace.hpp"
 
@@ -11,6 +12,8 @@ namespace kwb::store {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr std::chrono::minutes k_stale_temporary{10};
 
 struct Entry {
   fs::path path;
@@ -27,11 +30,14 @@ std::vector<Entry> entries_of(const CacheLimit& c, uint64_t* total) {
     std::error_code e2;
     if (!it->is_regular_file(e2) || it->is_symlink(e2)) continue;
     const auto& p = it->path();
-    if (p.filename().string().find(".tmp") != std::string::npos) continue;  // being written
     uint64_t bytes = it->file_size(e2);
     if (e2) continue;
+    auto written = it->last_write_time(e2);
+    // A temporary file is being written, unless it is old: then a killed process left it.
+    bool temporary = p.filename().string().find(".tmp") != std::string::npos;
+    if (temporary && fs::file_time_type::clock::now() - written < k_stale_temporary) continue;
     *total += bytes;
-    if (!c.evictable || c.evictable(p)) out.push_back({p, bytes, it->last_write_time(e2)});
+    if (temporary || !c.evictable || c.evictable(p)) out.push_back({p, bytes, written});
   }
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.written < b.written; });
   return out;

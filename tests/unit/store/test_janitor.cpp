@@ -27,13 +27,17 @@ TEST(Janitor, EachCacheIsKeptUnderItsLimitOldestFirst) {
   write(ws / "cache/cpu/cc/new", 100 << 10, 100);
   write(ws / "cache/analysis/clang19-x/cpu.pch", 200 << 10, 300);
   write(ws / "cache/analysis/clang19-x/cpu.hpp", 100 << 10, 400);  // not an entry: stays
+  write(ws / "cache/analysis/clang19-x/cpu.pch.tmp4242", 10, 3600);  // left by a killed process
+  write(ws / "cache/cpu/dd/entry.tmp.77.ab", 10, 1);                 // being written now
   auto r = j.sweep();
+  EXPECT_FALSE(fs::exists(ws / "cache/analysis/clang19-x/cpu.pch.tmp4242"));
+  EXPECT_TRUE(fs::exists(ws / "cache/cpu/dd/entry.tmp.77.ab"));
   EXPECT_FALSE(fs::exists(ws / "cache/cpu/aa/old"));
   EXPECT_TRUE(fs::exists(ws / "cache/cpu/bb/mid"));
   EXPECT_TRUE(fs::exists(ws / "cache/cpu/cc/new"));
   EXPECT_FALSE(fs::exists(ws / "cache/analysis/clang19-x/cpu.pch"));
   EXPECT_TRUE(fs::exists(ws / "cache/analysis/clang19-x/cpu.hpp"));
-  EXPECT_EQ(r.evicted_files, 2);
+  EXPECT_EQ(r.evicted_files, 3);
 }
 
 TEST(Janitor, BelowTheReserveCachesAreEvictedBeforeTheStoreStarves) {
