@@ -15,11 +15,11 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code);
 void add_specs_command(CLI::App& app, util::Settings& settings, int& code);
 void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code);
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code);
+void add_restore_command(CLI::App& app, util::Settings& settings, int& code);  // restore [BACKUP]
 void add_token_command(CLI::App& app, util::Settings& settings, int& code);
 void add_ci_command(CLI::App& app, util::Settings& settings, int& code);      // ci promote
 void add_tuning_command(CLI::App& app, util::Settings& settings, int& code);  // tuning list|export|import
 void add_export_command(CLI::App& app, util::Settings& settings, int& code);  // export --out DIR
-void add_restore_command(CLI::App& app, util::Settings& settings, int& code); // restore [BACKUP]
 // Clients of a running daemon (--server URL > KWB_SERVER > http://127.0.0.1:8470).
 void add_submit_command(CLI::App& app, int& code);
 void add_status_command(CLI::App& app, int& code);

@@ -14,11 +14,11 @@ int main(int argc, char** argv) {
   app::add_specs_command(app, settings, code);
   app::add_calibrate_command(app, settings, code);
   app::add_serve_command(app, settings, code);
+  app::add_restore_command(app, settings, code);
   app::add_token_command(app, settings, code);
   app::add_ci_command(app, settings, code);
   app::add_tuning_command(app, settings, code);
   app::add_export_command(app, settings, code);
-  app::add_restore_command(app, settings, code);
   app::add_submit_command(app, code);
   app::add_status_command(app, code);
   app::add_list_command(app, code);
