@@ -73,6 +73,7 @@ util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, b
 
 util::Result<CandidateRecord> CandidateRepository::insert_once(CandidateRecord rec, bool* existing) {
   auto guard = m_db.lock();
+  Database::DurableWrite durable(m_db);  // a 202 follows: on disk first
   if (existing) *existing = false;
   if (rec.idempotency_key) {
     Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
@@ -180,6 +181,7 @@ util::Result<bool> CandidateRepository::finish(const std::string& id, const nloh
 
 util::Result<bool> CandidateRepository::finish_once(const std::string& id, const nlohmann::json& verdict) {
   auto guard = m_db.lock();
+  Database::DurableWrite durable(m_db);
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
     m_db.exec("ROLLBACK;");

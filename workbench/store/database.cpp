@@ -91,7 +91,7 @@ util::Result<Database> Database::open(const std::filesystem::path& file) {
     if (attempt >= 200 || sqlite3_errcode(db) != SQLITE_BUSY) return std::unexpected(r.error());
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  for (const char* pragma : {"PRAGMA foreign_keys=ON;", "PRAGMA synchronous=FULL;"})
+  for (const char* pragma : {"PRAGMA foreign_keys=ON;", "PRAGMA synchronous=NORMAL;"})
     if (auto r = d.exec(pragma); !r) return std::unexpected(r.error());
   // Migrate under the write lock, re-reading the version there: another process may have
   // migrated between our open and our lock.

@@ -1,7 +1,8 @@
 #pragma once
-// SQLite database of a workspace (workspace/kwb.db): WAL, foreign keys, synchronous=FULL (a
-// commit is on disk when it returns), versioned migrations (migrations.cpp) applied in order on
-// open.
+// SQLite database of a workspace (workspace/kwb.db): WAL, foreign keys, versioned migrations
+// (migrations.cpp) applied in order on open; synchronous=NORMAL (a commit survives a crash of
+// the process), FULL inside a DurableWrite (it survives a power loss too: acknowledged
+// submissions and verdicts).
 //  - one writer connection, shared by the daemon's threads under lock();
 //  - a small pool of read-only connections (reader()): WAL readers see the last commit and never
 //    queue behind a writer, in this process or another;
@@ -62,6 +63,17 @@ class Database {
 
   util::Result<void> exec(const std::string& sql);
   int schema_version() const;
+
+  // While it lives (under lock()), commits of the writer are fsync'ed before they return.
+  class DurableWrite {
+   public:
+    explicit DurableWrite(Database& db) : m_db(db) { (void)m_db.exec("PRAGMA synchronous=FULL;"); }
+    ~DurableWrite() { (void)m_db.exec("PRAGMA synchronous=NORMAL;"); }
+    DurableWrite(const DurableWrite&) = delete;
+
+   private:
+    Database& m_db;
+  };
   const std::filesystem::path& file() const { return m_file; }
 
   // The error of a failed statement, classified by its SQLite result code; notes storage and
