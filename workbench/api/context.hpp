@@ -11,6 +11,7 @@
 #include "library/curator.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
+#include "store/janitor.hpp"
 #include "store/object_store.hpp"
 
 namespace kwb::api {
@@ -37,6 +38,7 @@ struct ApiContext {
   ApiLimits limits;
   std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
   library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
+  const store::Janitor* janitor = nullptr;      // free space and the reserve, for /v1/health
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

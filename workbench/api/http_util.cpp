@@ -20,6 +20,24 @@ void send_login_throttled(httplib::Response& res, const std::string& address, in
                  std::to_string(retry_after_s) + " s");
 }
 
+void send_failure(httplib::Response& res, const util::Error& e) {
+  switch (e.kind) {
+    case util::ErrorKind::storage_full: {
+      res.set_header("Retry-After", "30");
+      std::string m = e.what();
+      if (m.find("nothing was stored") == std::string::npos)
+        m += ": no space left on the disk holding the workspace; nothing was stored. Free space there and retry";
+      return send_error(res, 507, "insufficient_storage", m);
+    }
+    case util::ErrorKind::busy:
+      res.set_header("Retry-After", "1");
+      return send_error(res, 503, "busy", e.what());
+    case util::ErrorKind::not_found: return send_error(res, 404, "not_found", e.what());
+    case util::ErrorKind::generic: break;
+  }
+  send_error(res, 500, "internal", e.what());
+}
+
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
   auto checked = ctx.auth.check(req.get_header_value("Authorization"), req.remote_addr);
   if (checked.retry_after_s > 0) {

@@ -16,6 +16,9 @@ void send_json(httplib::Response& res, int status, const nlohmann::json& body);
 void send_error(httplib::Response& res, int status, const std::string& type, const std::string& message);
 // 429 too_many_failed_logins with Retry-After.
 void send_login_throttled(httplib::Response& res, const std::string& address, int retry_after_s);
+// The one mapping of util::Error kinds to HTTP: storage_full -> 507 insufficient_storage,
+// busy -> 503 busy (both with Retry-After), not_found -> 404, anything else -> 500 internal.
+void send_failure(httplib::Response& res, const util::Error& e);
 // Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
 // A decimal integer, the whole of `s` (no blanks, no '+', no exponent), within int64.

@@ -62,9 +62,9 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   if (sub.rec.idempotency_key) {
     const std::string& key = *sub.rec.idempotency_key;
     auto bound = claim.take();
-    if (!bound) return send_error(res, 500, "internal", bound.error().what());
+    if (!bound) return send_failure(res, bound.error());
     auto seen = repo.find_by_idempotency_key(sub.rec.token_id, key);
-    if (!seen) return send_error(res, 500, "internal", seen.error().what());
+    if (!seen) return send_failure(res, seen.error());
     if (bound->request_sha256 != sub.request_sha256)
       return send_error(res, 422, "idempotency_conflict",
                         "Idempotency-Key '" + key + "' was used before with a different body" +
@@ -75,7 +75,7 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
     if (*seen) return replay(**seen);
   }
   auto active = repo.count_active(sub.rec.token_id);
-  if (!active) return send_error(res, 500, "internal", active.error().what());
+  if (!active) return send_failure(res, active.error());
   if (*active >= ctx.limits.queue_quota) {
     res.set_header("Retry-After", "5");
     return send_error(res, 429, "queue_quota",
@@ -83,11 +83,13 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
                           std::to_string(ctx.limits.queue_quota) + "); wait for verdicts");
   }
   auto sha = ctx.objects.put(sub.source);
-  if (!sha) return send_error(res, 500, "internal", sha.error().what());
+  // A full disk: the daemon evicts its caches, then the write is tried once more.
+  if (!sha && sha.error().kind == util::ErrorKind::storage_full && ctx.db.relieve_space()) sha = ctx.objects.put(sub.source);
+  if (!sha) return send_failure(res, sha.error());
   sub.rec.source_sha256 = *sha;
   bool existing = false;
   auto rec = repo.insert(sub.rec, &existing);
-  if (!rec) return send_error(res, 500, "internal", rec.error().what());
+  if (!rec) return send_failure(res, rec.error());
   claim.keep();
   if (existing) return replay(*rec);  // a concurrent submit with the same key won the race
   ctx.pipeline.submitted(*rec);
@@ -107,7 +109,7 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
   while (true) {
     uint64_t seen = ctx.hub.version(id);
     auto rec = repo.find(id);
-    if (!rec) return send_error(res, 500, "internal", rec.error().what());
+    if (!rec) return send_failure(res, rec.error());
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown())
@@ -132,7 +134,7 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
   if (req.has_param("status")) f.status = req.get_param_value("status");
   store::CandidateRepository repo(ctx.db);
   auto rows = repo.list(f);
-  if (!rows) return send_error(res, 500, "internal", rows.error().what());
+  if (!rows) return send_failure(res, rows.error());
   nlohmann::json items = nlohmann::json::array();
   for (const auto& r : *rows) items.push_back(candidate_json(r, false));
   nlohmann::json next = nullptr;
@@ -152,13 +154,13 @@ void cancel(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   if (!empty_or_object_body(req, res)) return;
   store::CandidateRepository repo(ctx.db);
   auto rec = repo.find(id);
-  if (!rec) return send_error(res, 500, "internal", rec.error().what());
+  if (!rec) return send_failure(res, rec.error());
   if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
   if (!may_write(*who, **rec)) return send_error(res, 403, "forbidden", not_yours(*who, **rec, "cancel"));
   auto state = ctx.pipeline.cancel(id);
   if (!state) {
-    if (state.error().message == "not found") return send_error(res, 404, "not_found", "no candidate " + id);
-    return send_error(res, 500, "internal", state.error().what());
+    if (state.error().kind == kwb::util::ErrorKind::not_found) return send_error(res, 404, "not_found", "no candidate " + id);
+    return send_failure(res, state.error());
   }
   std::string note = *state == "cancelled" ? "cancelled"
                      : *state == "done"    ? "already done; nothing to cancel"

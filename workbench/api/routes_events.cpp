@@ -27,7 +27,7 @@ void long_poll(httplib::Response& res, ApiContext& ctx, const std::string& id, i
   while (true) {
     uint64_t seen = ctx.hub.version(id);
     auto got = events.after(id, after);
-    if (!got) return send_error(res, 500, "internal", got.error().what());
+    if (!got) return send_failure(res, got.error());
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (!got->empty() || left.count() <= 0 || ctx.hub.is_shutdown()) {
       nlohmann::json items = nlohmann::json::array();
@@ -56,7 +56,7 @@ void add_event_routes(httplib::Server& svr, ApiContext& ctx) {
     std::string id = req.matches[1];
     store::CandidateRepository repo(ctx.db);
     auto rec = repo.find(id);
-    if (!rec) return send_error(res, 500, "internal", rec.error().what());
+    if (!rec) return send_failure(res, rec.error());
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     int64_t after = 0;
     if (req.has_header("Last-Event-ID")) {

@@ -37,7 +37,7 @@ void retime(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   for (const auto& k : *kernels) {
     if (std::find(ctx.backends.begin(), ctx.backends.end(), k.backend) == ctx.backends.end()) continue;
     auto sha = ctx.objects.put(k.source);
-    if (!sha) return send_error(res, 500, "internal", sha.error().what());
+    if (!sha) return send_failure(res, sha.error());
     store::CandidateRecord rec;
     rec.op = k.op;
     rec.variant = k.variant;
@@ -49,7 +49,7 @@ void retime(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
     if (who->token_id != 0) rec.token_id = who->token_id;
     bool existing = false;
     auto inserted = repo.insert(rec, &existing);
-    if (!inserted) return send_error(res, 500, "internal", inserted.error().what());
+    if (!inserted) return send_failure(res, inserted.error());
     ctx.pipeline.submitted(*inserted);
     queued.push_back({{"id", inserted->id}, {"kernel", k.note}, {"backend", k.backend}, {"links", candidate_links(inserted->id)}});
   }

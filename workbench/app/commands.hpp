@@ -15,6 +15,7 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code);
 void add_specs_command(CLI::App& app, util::Settings& settings, int& code);
 void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code);
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code);
+void add_restore_command(CLI::App& app, util::Settings& settings, int& code);  // restore [BACKUP]
 void add_token_command(CLI::App& app, util::Settings& settings, int& code);
 void add_ci_command(CLI::App& app, util::Settings& settings, int& code);      // ci promote
 void add_tuning_command(CLI::App& app, util::Settings& settings, int& code);  // tuning list|export|import

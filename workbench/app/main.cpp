@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app::add_specs_command(app, settings, code);
   app::add_calibrate_command(app, settings, code);
   app::add_serve_command(app, settings, code);
+  app::add_restore_command(app, settings, code);
   app::add_token_command(app, settings, code);
   app::add_ci_command(app, settings, code);
   app::add_tuning_command(app, settings, code);

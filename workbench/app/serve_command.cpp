@@ -2,7 +2,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <thread>
 
@@ -12,12 +15,16 @@
 #include "api/server.hpp"
 #include "app/commands.hpp"
 #include "app/baseline_judge.hpp"
+#include "app/housekeeping.hpp"
 #include "app/library_support.hpp"
 #include "eval/cpu_device.hpp"
 #include "exec/pipeline.hpp"
 #include "library/curator.hpp"
 #include "library/referee.hpp"
+#include "store/janitor.hpp"
 #include "store/token_repository.hpp"
+#include "store/workspace.hpp"
+#include "store/workspace_lock.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::app {
@@ -34,7 +41,21 @@ struct ServeArgs {
   double rate = 50;
   int heartbeat_ms = 15000;
   api::GateLimits http;  // connections, timeouts (docs/security.md, "The HTTP API")
+  int64_t cache_limit_mb = 1024;
+  int64_t reserve_mb = 256;
+  int64_t backup_interval_s = 86400;
+  int backups_kept = 7;
+  bool allow_empty_database = false;
 };
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 
 // Bootstrap: with auth on and no token at all, create an admin token once and keep it in
@@ -52,8 +73,26 @@ void ensure_admin_token(store::Database& db, const std::filesystem::path& worksp
 
 int run_serve(const ServeArgs& a, const util::Settings& settings) {
   std::filesystem::path workspace = settings.get("workspace");
+  // One daemon per workspace: a second one would re-run the first one's candidates.
+  const std::string pid = std::to_string(::getpid());
+  auto ws_lock = store::WorkspaceLock::acquire(workspace, "kwb serve (pid " + pid + ", starting since " + utc_now() + ")");
+  if (!ws_lock) return std::fprintf(stderr, "kwb serve: %s\n", ws_lock.error().what().c_str()), 2;
+  if (!a.allow_empty_database)
+    if (auto ok = store::check_database_present(workspace); !ok)
+      return std::fprintf(stderr, "kwb serve: %s (--allow-empty-database starts anyway)\n", ok.error().what().c_str()), 2;
+  // Job folders of a killed daemon or `kwb eval` (no live process claims them).
+  if (int n = store::remove_orphan_job_dirs(workspace / "jobs"); n > 0)
+    std::printf("kwb serve: removed %d job folder(s) left by a stopped process\n", n);
   auto db = store::Database::open(workspace / "kwb.db");
   if (!db) return std::fprintf(stderr, "kwb serve: %s\n", db.error().what().c_str()), 2;
+  store::Janitor janitor(store::workspace_janitor_config(workspace, uint64_t(std::max<int64_t>(0, a.cache_limit_mb)) << 20,
+                                                         uint64_t(std::max<int64_t>(0, a.reserve_mb)) << 20));
+  janitor.sweep();
+  // A write that hits a full disk: evict caches (8 MiB beyond the reserve), then it is retried once.
+  db->set_space_reliever([&janitor] {
+    auto r = janitor.sweep(8u << 20);
+    return r.evicted_files > 0 || r.removed_jobs > 0;
+  });
   auto catalog = spec::Catalog::load(settings.get("specs-dir"));
   if (!catalog) return std::fprintf(stderr, "kwb serve: %s\n", catalog.error().what().c_str()), 2;
   std::error_code ec;
@@ -127,10 +166,16 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   ctx.limits.http = a.http;
+  ctx.janitor = &janitor;
   api::Server server(ctx);
   std::string error;
   if (!server.bind(a.host, a.port, &error)) return std::fprintf(stderr, "kwb serve: %s\n", error.c_str()), 2;
   if (auto r = pipeline.start(); !r) return std::fprintf(stderr, "kwb serve: %s\n", r.error().what().c_str()), 2;
+  ws_lock->describe("kwb serve (pid " + pid + ", port " + std::to_string(server.port()) + ", http://" + a.host + ":" +
+                    std::to_string(server.port()) + ", since " + utc_now() + ")");
+  Housekeeping housekeeping(janitor, {workspace / "kwb.db", workspace / "backups",
+                                      std::chrono::seconds(std::max<int64_t>(0, a.backup_interval_s)), a.backups_kept});
+  housekeeping.start();
   if (!a.port_file.empty()) util::write_file_atomic(a.port_file, std::to_string(server.port()) + "\n");
 
   // SIGINT/SIGTERM stop the server; the pipeline's in-flight work is resumed at the next start.
@@ -154,6 +199,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   server.run();
   hub.shutdown();
   pipeline.stop();
+  housekeeping.stop();
   return 0;
 }
 
@@ -189,6 +235,18 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
   cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);
   add_http_limit_flags(*cmd, a->http);
+  cmd->add_option("--cache-limit-mb", a->cache_limit_mb,
+                  "Size limit of each cache under <workspace>/cache (analysis PCHs, cpu, nvcc, cubin), MiB")
+      ->default_val(1024);
+  cmd->add_option("--reserve-mb", a->reserve_mb,
+                  "Free space kept for the database, MiB: below it the caches are evicted and /v1/health is degraded")
+      ->default_val(256);
+  cmd->add_option("--backup-interval-s", a->backup_interval_s,
+                  "Online backup of kwb.db into <workspace>/backups every this many seconds (0: none)")
+      ->default_val(86400);
+  cmd->add_option("--backups-kept", a->backups_kept, "Backups kept in <workspace>/backups (oldest removed)")->default_val(7);
+  cmd->add_flag("--allow-empty-database", a->allow_empty_database,
+                "Start even though kwb.db is missing or empty while the workspace holds data (a lost database)");
   add_setting_flags(*cmd, settings);
   cmd->callback([a, &settings, &code] { code = run_serve(*a, settings); });
 }

@@ -21,7 +21,19 @@ util::Result<void> Pipeline::start() {
   store::CandidateRepository repo(m_db);
   auto pending = repo.unfinished();
   if (!pending) return std::unexpected(pending.error());
+  size_t requeued = 0;
+  const int max_attempts = std::max(1, m_cfg.max_attempts);
   for (const auto& rec : *pending) {
+    if (rec.attempts >= max_attempts) {
+      // Each of its evaluations ended with the daemon (a crash, kill -9, power loss): a third run
+      // could take the daemon down again.
+      spdlog::warn("pipeline: {} was interrupted {} times: error verdict instead of another run", rec.id, rec.attempts);
+      finish_error(rec, "evaluation interrupted " + std::to_string(rec.attempts) +
+                            " times: the daemon stopped (crash, kill or restart) while evaluating this candidate each "
+                            "time, so it is not run again; resubmit it if the cause was unrelated to the candidate");
+      continue;
+    }
+    ++requeued;
     if (rec.state != "queued") {
       event(rec.id, "state", {{"state", "queued"},
                               {"detail", "requeued at start-up: the previous run stopped while " + rec.state}});
@@ -29,8 +41,9 @@ util::Result<void> Pipeline::start() {
     }
     m_queue.push(rec.token_id.value_or(0), rec.id);
   }
-  if (!pending->empty()) spdlog::info("pipeline: {} unfinished candidate(s) queued again", pending->size());
+  if (requeued > 0) spdlog::info("pipeline: {} unfinished candidate(s) queued again", requeued);
   for (int i = 0; i < std::max(1, m_cfg.compile_workers); ++i) m_workers.emplace_back([this] { compile_worker(); });
+  m_retry_thread = std::thread([this] { retry_worker(); });
   return {};
 }
 
@@ -42,9 +55,11 @@ void Pipeline::stop() {
     for (auto& [key, lane] : m_lanes) lane->cv.notify_all();
   }
   m_backlog_cv.notify_all();
+  m_retry_cv.notify_all();
   m_queue.stop();
   for (auto& t : m_workers)
     if (t.joinable()) t.join();
+  if (m_retry_thread.joinable()) m_retry_thread.join();
   std::lock_guard lock(m_mutex);
   for (auto& [key, lane] : m_lanes)
     if (lane->thread.joinable()) {
@@ -52,6 +67,9 @@ void Pipeline::stop() {
       lane->thread.join();
       m_mutex.lock();
     }
+  if (!m_unwritten.empty())
+    spdlog::error("pipeline: stopping with {} verdict(s) not stored ({}): those candidates are evaluated again at the "
+                  "next start", m_unwritten.size(), m_last_write_error);
 }
 
 void Pipeline::submitted(const store::CandidateRecord& rec) {
@@ -75,7 +93,8 @@ util::Result<std::string> Pipeline::cancel(const std::string& id) {
 
 PipelineStats Pipeline::stats() const {
   std::lock_guard lock(m_mutex);
-  return {m_queue.size(), m_backlog, m_compiling, m_on_device, m_finished};
+  return {m_queue.size(), m_backlog, m_compiling, m_on_device, m_finished, m_unwritten.size(),
+          m_unwritten.empty() ? std::string() : m_last_write_error};
 }
 
 void Pipeline::event(const std::string& id, const std::string& kind, const nlohmann::json& data) {
@@ -103,13 +122,25 @@ void Pipeline::finish(const std::string& id, const core::Verdict& v) {
   core::Verdict verdict = v;
   verdict.candidate = id;
   auto json = core::to_json(verdict);
+  if (write_verdict(id, json)) return;
+  {
+    std::lock_guard lock(m_mutex);
+    spdlog::error("verdict for {} not stored, kept and retried every {} ms: {}", id, m_cfg.retry_interval.count(),
+                  m_last_write_error);
+    m_unwritten[id] = std::move(json);
+  }
+  m_retry_cv.notify_all();
+}
+
+bool Pipeline::write_verdict(const std::string& id, const nlohmann::json& json) {
   store::CandidateRepository repo(m_db);
   auto written = repo.finish(id, json);
   if (!written) {
-    spdlog::error("verdict for {} not written: {}", id, written.error().what());
-    return;
+    std::lock_guard lock(m_mutex);
+    m_last_write_error = written.error().what();
+    return false;
   }
-  if (!*written) return;  // already done or cancelled: the first verdict stands
+  if (!*written) return true;  // already done or cancelled: the first verdict stands
   {
     std::lock_guard lock(m_mutex);
     ++m_finished;
@@ -117,6 +148,51 @@ void Pipeline::finish(const std::string& id, const core::Verdict& v) {
   }
   event(id, "verdict", {{"status", json["status"]}, {"reason", json["reason"]}});
   event(id, "state", {{"state", "done"}});
+  return true;
+}
+
+void Pipeline::retry_worker() {
+  std::unique_lock lock(m_mutex);
+  while (true) {
+    m_retry_cv.wait(lock, [&] { return m_stopping || !m_unwritten.empty(); });
+    if (m_stopping) return;
+    if (m_retry_cv.wait_for(lock, m_cfg.retry_interval, [&] { return m_stopping; })) return;
+    auto pending = m_unwritten;
+    lock.unlock();
+    std::vector<std::string> stored;
+    for (const auto& [id, json] : pending)
+      if (write_verdict(id, json)) stored.push_back(id);
+    lock.lock();
+    for (const auto& id : stored) {
+      m_unwritten.erase(id);
+      spdlog::info("verdict for {} stored on a retry", id);
+    }
+  }
+}
+
+void Pipeline::guarded(const std::string& id, const char* where, const std::function<void()>& body) {
+  std::string what;
+  try {
+    body();
+    return;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception of unknown type";
+  }
+  spdlog::error("pipeline: {} threw during {}: {}", id, where, what);
+  try {
+    store::CandidateRepository repo(m_db);
+    auto found = repo.find(id);
+    store::CandidateRecord rec;
+    if (found && *found) rec = **found;
+    rec.id = id;
+    finish_error(rec, std::string("internal error during ") + where + ": " + what +
+                          " (the evaluation was stopped; a failure of the workbench, not a judgement of the candidate: "
+                          "report it with this candidate's id)");
+  } catch (const std::exception& e) {
+    spdlog::error("pipeline: the error verdict for {} failed too: {}", id, e.what());
+  }
 }
 
 void Pipeline::finish_error(const store::CandidateRecord& rec, const std::string& reason) {
@@ -135,7 +211,7 @@ void Pipeline::compile_worker() {
       std::lock_guard lock(m_mutex);
       ++m_compiling;
     }
-    run_front(*id);
+    guarded(*id, "analysis or compilation", [&] { run_front(*id); });
     std::lock_guard lock(m_mutex);
     --m_compiling;
   }
@@ -212,7 +288,7 @@ void Pipeline::lane_worker(Lane& lane) {
       m_on_device_now[job->rec.id] = job->evaluation.get();
     }
     m_backlog_cv.notify_one();
-    run_device(*job);
+    guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job); });
     {
       std::lock_guard lock(m_mutex);
       m_on_device_now.erase(job->rec.id);

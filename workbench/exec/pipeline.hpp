@@ -6,8 +6,16 @@
 //  - one lane per device key (the CPU counts as one device) runs validate + benchmark + decide,
 //    one candidate at a time: the device's exclusive benchmark slot;
 //  - at start-up every candidate not done or cancelled is queued again: a candidate caught
-//    mid-stage by a crash is re-run from the start; its verdict is written exactly once.
+//    mid-stage by a crash is re-run from the start; its verdict is written exactly once. One
+//    whose evaluation was interrupted max_attempts times gets an `error` verdict instead of
+//    another run (a candidate that kills the daemon cannot do so on every restart);
+//  - an exception out of a stage (the evaluation, the judge, the store) becomes an `error`
+//    verdict for that candidate; the worker and the lane carry on;
+//  - a verdict that cannot be written (full disk, locked database) is kept and written again
+//    every retry_interval until it is stored (or the daemon stops: then the candidate is still
+//    unfinished in the store and is evaluated again at the next start).
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -41,6 +49,8 @@ struct PipelineConfig {
   int compile_workers = 2;
   int compiled_backlog = 4;  // compiled candidates waiting for a device slot, at most
   JudgeFn judge;             // optional
+  int max_attempts = 2;      // evaluations interrupted (by a daemon stop) before an error verdict
+  std::chrono::milliseconds retry_interval{1000};  // unwritten verdicts
 };
 
 struct PipelineStats {
@@ -49,6 +59,8 @@ struct PipelineStats {
   int compiling = 0;
   int on_device = 0;
   uint64_t finished = 0;
+  size_t unwritten_verdicts = 0;  // evaluated, the store refused the write so far: retried
+  std::string last_write_error;   // why, while unwritten_verdicts > 0
 };
 
 class Pipeline {
@@ -80,6 +92,11 @@ class Pipeline {
   void run_device(Job& job);
   void set_state(const std::string& id, const std::string& state);
   void finish(const std::string& id, const core::Verdict& v);
+  // Writes a verdict; false (kept for the retry thread) when the store refused it.
+  bool write_verdict(const std::string& id, const nlohmann::json& verdict);
+  void retry_worker();
+  // Runs one stage sequence; an exception becomes an error verdict for `id`.
+  void guarded(const std::string& id, const char* where, const std::function<void()>& body);
   void finish_error(const store::CandidateRecord& rec, const std::string& reason);
   bool cancelled(const std::string& id);
   void event(const std::string& id, const std::string& kind, const nlohmann::json& data);
@@ -102,6 +119,10 @@ class Pipeline {
   int m_compiling = 0, m_on_device = 0;
   uint64_t m_finished = 0;
   bool m_stopping = false;
+  std::map<std::string, nlohmann::json> m_unwritten;  // candidate id -> verdict not yet stored
+  std::string m_last_write_error;
+  std::condition_variable m_retry_cv;
+  std::thread m_retry_thread;
 };
 
 }  // namespace kwb::exec

@@ -48,14 +48,14 @@ CandidateRecord read_row(const Statement& st) {
   return r;
 }
 
-util::Unexpected err(const Database& db, const Statement& st) { return util::fail(db.file().string(), st.error()); }
+util::Unexpected err(const Database& db, const Statement& st) { return db.failure(st); }
 
 }  // namespace
 
 util::Result<std::optional<CandidateRecord>> CandidateRepository::find_by_idempotency_key(
     std::optional<int64_t> token_id, const std::string& key) {
-  auto guard = m_db.lock();
-  Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
+  auto reader = m_db.reader();
+  Statement q(reader.handle(), std::string("SELECT ") + k_columns +
                                  " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
   q.bind(1, token_id.value_or(0)).bind(2, key);
   int rc = q.step();
@@ -65,16 +65,26 @@ util::Result<std::optional<CandidateRecord>> CandidateRepository::find_by_idempo
 }
 
 util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, bool* existing) {
+  auto r = insert_once(rec, existing);
+  // A full disk: the daemon evicts its caches, then the insert is tried once more.
+  if (!r && r.error().kind == util::ErrorKind::storage_full && m_db.relieve_space()) r = insert_once(rec, existing);
+  return r;
+}
+
+util::Result<CandidateRecord> CandidateRepository::insert_once(CandidateRecord rec, bool* existing) {
   auto guard = m_db.lock();
+  Database::DurableWrite durable(m_db);  // a 202 follows: on disk first
   if (existing) *existing = false;
   if (rec.idempotency_key) {
     Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
                                    " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
     q.bind(1, rec.token_id.value_or(0)).bind(2, *rec.idempotency_key);
-    if (q.step() == SQLITE_ROW) {
+    int rc = q.step();
+    if (rc == SQLITE_ROW) {
       if (existing) *existing = true;
       return read_row(q);
     }
+    if (rc != SQLITE_DONE) return err(m_db, q);
   }
   rec.id = "c-" + util::random_hex(8);
   Statement st(m_db.handle(),
@@ -86,21 +96,26 @@ util::Result<CandidateRecord> CandidateRepository::insert(CandidateRecord rec, b
   st.bind(6, rec.source_sha256).bind(7, rec.source_name).bind(8, nlohmann::json(rec.flags).dump());
   st.bind(9, rec.note).bind(10, rec.parent).bind(11, rec.idempotency_key).bind(12, nlohmann::json(rec.bench).dump());
   int rc = st.step();
-  if (rc != SQLITE_ROW) {
+  if (rc == SQLITE_ROW) {
+    rec.seq = st.integer(0);
+    rec.created_at = st.text(1);
+    rec.updated_at = st.text(2);
+  }
+  // The row is stored only once the statement completed: its commit (and a full disk's
+  // SQLITE_FULL) comes after the RETURNING row.
+  if (rc != SQLITE_ROW || !st.done()) {
     // A concurrent submit with the same idempotency key won the race: return its candidate.
-    if (rc == SQLITE_CONSTRAINT && rec.idempotency_key) return insert(std::move(rec), existing);
+    if ((st.rc() & 0xff) == SQLITE_CONSTRAINT && rec.idempotency_key) return insert_once(std::move(rec), existing);
     return err(m_db, st);
   }
-  rec.seq = st.integer(0);
-  rec.created_at = st.text(1);
-  rec.updated_at = st.text(2);
+  m_db.note_write_ok();
   rec.state = "queued";
   return rec;
 }
 
 util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std::string& id) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string("SELECT ") + k_columns + " FROM candidates WHERE id = ?1");
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string("SELECT ") + k_columns + " FROM candidates WHERE id = ?1");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, id);
   int rc = st.step();
@@ -110,7 +125,7 @@ util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const CandidateFilter& f) {
-  auto guard = m_db.lock();
+  auto reader = m_db.reader();
   std::string sql = std::string("SELECT ") + k_columns + " FROM candidates WHERE 1";
   if (f.op) sql += " AND op = ?1";
   if (f.state) sql += " AND state = ?2";
@@ -118,7 +133,7 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const Candi
   if (f.token_id) sql += " AND token_id = ?4";
   if (f.before_seq) sql += " AND seq < ?5";
   sql += " ORDER BY seq DESC LIMIT ?6";
-  Statement st(m_db.handle(), sql);
+  Statement st(reader.handle(), sql);
   if (!st.ok()) return err(m_db, st);
   if (f.op) st.bind(1, *f.op);
   if (f.state) st.bind(2, *f.state);
@@ -140,6 +155,7 @@ util::Result<bool> CandidateRepository::set_state(const std::string& id, const s
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
   st.bind(1, id).bind(2, state);
   if (st.step() != SQLITE_DONE) return err(m_db, st);
+  m_db.note_write_ok();
   return st.changes() > 0;
 }
 
@@ -151,13 +167,21 @@ util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled') RETURNING attempts");
   st.bind(1, id);
   int rc = st.step();
-  if (rc == SQLITE_ROW) return int(st.integer(0));
-  if (rc == SQLITE_DONE) return 0;
-  return err(m_db, st);
+  int attempt = rc == SQLITE_ROW ? int(st.integer(0)) : 0;
+  if ((rc != SQLITE_ROW && rc != SQLITE_DONE) || (rc == SQLITE_ROW && !st.done())) return err(m_db, st);
+  m_db.note_write_ok();
+  return attempt;
 }
 
 util::Result<bool> CandidateRepository::finish(const std::string& id, const nlohmann::json& verdict) {
+  auto r = finish_once(id, verdict);
+  if (!r && r.error().kind == util::ErrorKind::storage_full && m_db.relieve_space()) r = finish_once(id, verdict);
+  return r;
+}
+
+util::Result<bool> CandidateRepository::finish_once(const std::string& id, const nlohmann::json& verdict) {
   auto guard = m_db.lock();
+  Database::DurableWrite durable(m_db);
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
     m_db.exec("ROLLBACK;");
@@ -168,10 +192,10 @@ util::Result<bool> CandidateRepository::finish(const std::string& id, const nloh
                "variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
                "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
-  st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, verdict.dump());
+  st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, verdict.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   st.bind(4, verdict.contains("variant") && verdict["variant"].is_string() ? verdict["variant"].get<std::string>()
                                                                            : std::string());
-  if (st.step() != SQLITE_DONE) return rollback({m_db.file().string(), st.error()});
+  if (st.step() != SQLITE_DONE) return rollback(err(m_db, st).error());
   if (st.changes() == 0) {
     m_db.exec("ROLLBACK;");
     return false;
@@ -183,10 +207,11 @@ util::Result<bool> CandidateRepository::finish(const std::string& id, const nloh
     r.bind(1, id).bind(2, w.value("name", "")).bind(3, w.value("kind", "")).bind(4, int64_t(w.value("correct", false)));
     if (w.contains("time") && w["time"].is_object()) r.bind(5, w["time"].value("median_ns", 0.0));
     else r.bind_null(5);
-    r.bind(6, w.dump());
-    if (r.step() != SQLITE_DONE) return rollback({m_db.file().string(), r.error()});
+    r.bind(6, w.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (r.step() != SQLITE_DONE) return rollback(err(m_db, r).error());
   }
   if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
+  m_db.note_write_ok();
   return true;
 }
 
@@ -205,7 +230,7 @@ util::Result<std::string> CandidateRepository::cancel(const std::string& id) {
   if (f.step() != SQLITE_DONE) return err(m_db, f);
   auto rec = find(id);
   if (!rec) return std::unexpected(rec.error());
-  if (!*rec) return util::fail("candidate " + id, "not found");
+  if (!*rec) return util::fail(util::ErrorKind::not_found, "candidate " + id, "not found");
   return (*rec)->state;
 }
 
@@ -230,8 +255,8 @@ util::Result<void> CandidateRepository::record_stage(const std::string& id, int 
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string("SELECT ") + k_columns +
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string("SELECT ") + k_columns +
                                   " FROM candidates WHERE state NOT IN ('done', 'cancelled') ORDER BY seq");
   std::vector<CandidateRecord> out;
   int rc;
@@ -241,8 +266,8 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
 }
 
 util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> token_id) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(),
+  auto reader = m_db.reader();
+  Statement st(reader.handle(),
                "SELECT count(*) FROM candidates WHERE state NOT IN ('done', 'cancelled') AND coalesce(token_id, 0) = ?1");
   st.bind(1, token_id.value_or(0));
   if (st.step() != SQLITE_ROW) return err(m_db, st);
@@ -250,8 +275,8 @@ util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> t
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::accepted_undecided(int limit) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string("SELECT ") + k_columns +
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string("SELECT ") + k_columns +
                                   " FROM candidates c WHERE state = 'done' AND status = 'accepted' AND NOT EXISTS "
                                   "(SELECT 1 FROM decisions d WHERE d.candidate_id = c.id) ORDER BY seq LIMIT ?1");
   if (!st.ok()) return err(m_db, st);

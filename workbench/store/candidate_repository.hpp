@@ -40,7 +40,8 @@ class CandidateRepository {
  public:
   explicit CandidateRepository(Database& db) : m_db(db) {}
 
-  // Inserts a new queued candidate (id and seq assigned here). When the token already submitted
+  // Inserts a new queued candidate (id and seq assigned here); returns once the row is committed
+  // (on a full disk, after the daemon's caches were evicted and the insert tried again). When the token already submitted
   // the same idempotency key, returns that candidate instead with `*existing = true`.
   util::Result<CandidateRecord> insert(CandidateRecord rec, bool* existing);
   util::Result<std::optional<CandidateRecord>> find(const std::string& id);
@@ -68,6 +69,8 @@ class CandidateRepository {
   util::Result<std::vector<CandidateRecord>> accepted_undecided(int limit);
 
  private:
+  util::Result<CandidateRecord> insert_once(CandidateRecord rec, bool* existing);
+  util::Result<bool> finish_once(const std::string& id, const nlohmann::json& verdict);
   Database& m_db;
 };
 

@@ -9,25 +9,25 @@ util::Result<bool> DecisionRepository::record(const DecisionRecord& d) {
   Statement st(m_db.handle(),
                "INSERT INTO decisions (candidate_id, decision, reason, commit_id, token_id) VALUES (?1, ?2, ?3, ?4, ?5) "
                "ON CONFLICT (candidate_id) DO NOTHING");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  if (!st.ok()) return m_db.failure(st);
   st.bind(1, d.candidate_id).bind(2, d.decision).bind(3, d.reason);
   if (d.commit_id.empty()) st.bind_null(4);
   else st.bind(4, d.commit_id);
   st.bind(5, d.token_id);
-  if (st.step() != SQLITE_DONE) return util::fail(m_db.file().string() + ": decisions", st.error());
+  if (st.step() != SQLITE_DONE) return m_db.failure(st, "decisions");
   return st.changes() == 1;
 }
 
 util::Result<std::optional<DecisionRecord>> DecisionRepository::find(const std::string& candidate_id) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(),
+  auto reader = m_db.reader();
+  Statement st(reader.handle(),
                "SELECT candidate_id, decision, reason, coalesce(commit_id, ''), token_id, decided_at FROM decisions "
                "WHERE candidate_id = ?1");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  if (!st.ok()) return m_db.failure(st);
   st.bind(1, candidate_id);
   int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<DecisionRecord>();
-  if (rc != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
+  if (rc != SQLITE_ROW) return m_db.failure(st);
   DecisionRecord d{st.text(0), st.text(1), st.text(2), st.text(3), std::nullopt, st.text(5)};
   if (!st.is_null(4)) d.token_id = st.integer(4);
   return std::optional<DecisionRecord>(d);

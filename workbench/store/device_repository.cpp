@@ -32,14 +32,14 @@ constexpr const char* k_select =
 }  // namespace
 
 util::Result<std::optional<DeviceRecord>> DeviceRepository::find(const std::string& id) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string(k_select) + " WHERE id = ?1");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string(k_select) + " WHERE id = ?1");
+  if (!st.ok()) return m_db.failure(st);
   sqlite3_bind_text(st.get(), 1, id.c_str(), -1, SQLITE_TRANSIENT);
-  int rc = sqlite3_step(st.get());
+  int rc = st.step();
   if (rc == SQLITE_ROW) return read_row(st.get());
   if (rc == SQLITE_DONE) return std::optional<DeviceRecord>{};
-  return util::fail(m_db.file().string(), st.error());
+  return m_db.failure(st);
 }
 
 util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
@@ -47,7 +47,7 @@ util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
   Statement st(m_db.handle(),
                "INSERT OR REPLACE INTO devices (id, kind, name, copy_bytes_per_s, flops_per_s, details) "
                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  if (!st.ok()) return m_db.failure(st);
   sqlite3_bind_text(st.get(), 1, r.id.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.get(), 2, r.kind.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.get(), 3, r.name.c_str(), -1, SQLITE_TRANSIENT);
@@ -56,18 +56,19 @@ util::Result<void> DeviceRepository::put(const DeviceRecord& r) {
   else sqlite3_bind_null(st.get(), 5);
   std::string details = r.details.dump();
   sqlite3_bind_text(st.get(), 6, details.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(st.get()) != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  if (st.step() != SQLITE_DONE) return m_db.failure(st);
+  m_db.note_write_ok();
   return {};
 }
 
 util::Result<std::vector<DeviceRecord>> DeviceRepository::all() {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string(k_select) + " ORDER BY id");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string(k_select) + " ORDER BY id");
+  if (!st.ok()) return m_db.failure(st);
   std::vector<DeviceRecord> out;
   int rc;
-  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) out.push_back(read_row(st.get()));
-  if (rc != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st.get()));
+  if (rc != SQLITE_DONE) return m_db.failure(st);
   return out;
 }
 

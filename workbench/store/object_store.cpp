@@ -14,7 +14,8 @@ util::Result<std::string> ObjectStore::put(std::string_view data) {
   auto path = path_of(sha);
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) return sha;
-  if (auto r = util::write_file_atomic(path, data); !r) return std::unexpected(r.error());
+  // On disk before the candidate row that names it is committed.
+  if (auto r = util::write_file_durable(path, data); !r) return std::unexpected(r.error());
   return sha;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 // A prepared SQLite statement with typed binds and column reads (RAII).
+// A statement is done only when step() returns SQLITE_DONE: an autocommit write commits there,
+// and a `RETURNING` statement reports its own error (SQLITE_FULL at commit, a constraint) only
+// after its rows. Read the rows, then call done() and check it.
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -11,13 +14,16 @@ namespace kwb::store {
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql) : m_db(db) {
-    m_rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &m_st, nullptr);
+    m_prepare_rc = m_rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &m_st, nullptr);
   }
   ~Statement() { sqlite3_finalize(m_st); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
-  bool ok() const { return m_rc == SQLITE_OK; }
+  bool ok() const { return m_prepare_rc == SQLITE_OK; }
+  sqlite3* db() const { return m_db; }
+  // The result code of the failed prepare or of the last step.
+  int rc() const { return m_rc; }
   std::string error() const { return sqlite3_errmsg(m_db); }
   sqlite3_stmt* get() const { return m_st; }
 
@@ -44,7 +50,17 @@ class Statement {
     return v ? bind(i, *v) : bind_null(i);
   }
 
-  int step() { return sqlite3_step(m_st); }  // SQLITE_ROW / SQLITE_DONE / error
+  int step() {  // SQLITE_ROW / SQLITE_DONE / error
+    if (m_prepare_rc != SQLITE_OK) return m_prepare_rc;
+    return m_rc = sqlite3_step(m_st);
+  }
+  // Steps past the remaining rows: true once the statement completed (SQLITE_DONE).
+  bool done() {
+    int rc;
+    while ((rc = step()) == SQLITE_ROW) {
+    }
+    return rc == SQLITE_DONE;
+  }
   std::string text(int col) const {
     auto p = sqlite3_column_text(m_st, col);
     return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(m_st, col))) : "";
@@ -57,7 +73,7 @@ class Statement {
  private:
   sqlite3* m_db;
   sqlite3_stmt* m_st = nullptr;
-  int m_rc;
+  int m_prepare_rc, m_rc;
 };
 
 }  // namespace kwb::store

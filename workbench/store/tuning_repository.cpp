@@ -44,46 +44,46 @@ TuningRecord read_row(const Statement& st) {
 
 util::Result<void> TuningRepository::put(const std::vector<TuningRecord>& records) {
   auto guard = m_db.lock();
-  const std::string where = m_db.file().string() + ": tuning_records";
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return r;
-  auto rollback = [&](std::string message) {
+  auto rollback = [&](util::Error e) {
     (void)m_db.exec("ROLLBACK;");
-    return util::fail(where, std::move(message));
+    return std::unexpected(std::move(e));
   };
   for (const auto& rec : records) {
     Statement st(m_db.handle(),
                  "INSERT OR REPLACE INTO tuning_records (op, variant, backend, workload, params, source_sha256, config, "
                  "device, toolchain, workbench, median_ns, stderr_pct, samples, candidate, stale) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0)");
-    if (!st.ok()) return rollback(st.error());
+    if (!st.ok()) return rollback(m_db.failure(st, "tuning_records").error());
     st.bind(1, rec.op).bind(2, rec.variant).bind(3, rec.backend).bind(4, rec.workload);
     st.bind(5, nlohmann::json(rec.params).dump()).bind(6, rec.source_sha256).bind(7, nlohmann::json(rec.config).dump());
     st.bind(8, rec.identity.device).bind(9, rec.identity.toolchain).bind(10, rec.identity.workbench);
     st.bind(11, rec.median_ns).bind(12, rec.stderr_pct).bind(13, rec.samples).bind(14, rec.candidate);
-    if (st.step() != SQLITE_DONE) return rollback(st.error() + " (" + rec.op + "/" + rec.workload + ")");
+    if (st.step() != SQLITE_DONE) return rollback(m_db.failure(st, "tuning_records " + rec.op + "/" + rec.workload).error());
     Statement stale(m_db.handle(),
                     "UPDATE tuning_records SET stale = 1 WHERE op = ?1 AND variant = ?2 AND backend = ?3 AND "
                     "workload = ?4 AND source_sha256 = ?5 AND NOT (device = ?6 AND toolchain = ?7 AND workbench = ?8)");
     stale.bind(1, rec.op).bind(2, rec.variant).bind(3, rec.backend).bind(4, rec.workload).bind(5, rec.source_sha256);
     stale.bind(6, rec.identity.device).bind(7, rec.identity.toolchain).bind(8, rec.identity.workbench);
-    if (stale.step() != SQLITE_DONE) return rollback(stale.error());
+    if (stale.step() != SQLITE_DONE) return rollback(m_db.failure(stale, "tuning_records").error());
   }
-  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error().message);
+  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
+  m_db.note_write_ok();
   return {};
 }
 
 util::Result<std::vector<TuningRecord>> TuningRepository::find(const TuningQuery& q) {
-  auto guard = m_db.lock();
-  Statement st(m_db.handle(), std::string(k_select) +
+  auto reader = m_db.reader();
+  Statement st(reader.handle(), std::string(k_select) +
                                   " WHERE (?1 = '' OR op = ?1) AND (?2 = '' OR variant = ?2) AND (?3 = '' OR backend = ?3)"
                                   " AND (?4 = '' OR source_sha256 = ?4) AND (?5 = 1 OR stale = 0)"
                                   " ORDER BY op, variant, backend, source_sha256, workload, measured_at");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  if (!st.ok()) return m_db.failure(st);
   st.bind(1, q.op).bind(2, q.variant).bind(3, q.backend).bind(4, q.source_sha256).bind(5, q.include_stale ? 1 : 0);
   std::vector<TuningRecord> out;
   int rc;
   while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
-  if (rc != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  if (rc != SQLITE_DONE) return m_db.failure(st);
   return out;
 }
 
@@ -107,10 +107,10 @@ util::Result<int> TuningRepository::mark_stale_except(const std::string& op, con
   Statement st(m_db.handle(),
                "UPDATE tuning_records SET stale = 1 WHERE op = ?1 AND variant = ?2 AND backend = ?3 AND "
                "source_sha256 = ?4 AND stale = 0 AND NOT (device = ?5 AND toolchain = ?6 AND workbench = ?7)");
-  if (!st.ok()) return util::fail(m_db.file().string(), st.error());
+  if (!st.ok()) return m_db.failure(st);
   st.bind(1, op).bind(2, variant).bind(3, backend).bind(4, source_sha256);
   st.bind(5, identity.device).bind(6, identity.toolchain).bind(7, identity.workbench);
-  if (st.step() != SQLITE_DONE) return util::fail(m_db.file().string(), st.error());
+  if (st.step() != SQLITE_DONE) return m_db.failure(st);
   return st.changes();
 }
 

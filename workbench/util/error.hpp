@@ -1,17 +1,39 @@
 #pragma once
 // Expected failures are values (CONVENTIONS "Errors"): Result<T> = std::expected<T, Error>.
+// An error carries a kind where a caller must act on it (the HTTP layer maps kinds to statuses in
+// one place, api/http_util.cpp); most errors are `generic` and only reach a person.
 #include <expected>
 #include <string>
 #include <utility>
 
 namespace kwb::util {
 
+enum class ErrorKind {
+  generic,
+  not_found,     // the thing named does not exist
+  storage_full,  // no space left for the workspace (ENOSPC, SQLITE_FULL): free space, retry later
+  busy,          // the database is locked by another connection past the bounded wait: retry later
+};
+
+const char* kind_name(ErrorKind k);
+
 struct Error {
   std::string where;    // the thing and place: "specs/softmax/spec.json: workloads.test[2].params.cols"
   std::string message;  // what is wrong and, where possible, what to do
+  ErrorKind kind = ErrorKind::generic;
 
   std::string what() const { return where.empty() ? message : where + ": " + message; }
 };
+
+inline const char* kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::not_found: return "not_found";
+    case ErrorKind::storage_full: return "storage_full";
+    case ErrorKind::busy: return "busy";
+    case ErrorKind::generic: break;
+  }
+  return "generic";
+}
 
 template <class T>
 using Result = std::expected<T, Error>;
@@ -20,6 +42,10 @@ using Unexpected = std::unexpected<Error>;
 
 inline std::unexpected<Error> fail(std::string where, std::string message) {
   return std::unexpected<Error>(Error{std::move(where), std::move(message)});
+}
+
+inline std::unexpected<Error> fail(ErrorKind kind, std::string where, std::string message) {
+  return std::unexpected<Error>(Error{std::move(where), std::move(message), kind});
 }
 
 }  // namespace kwb::util

@@ -1,0 +1,172 @@
+// The daemon's pipeline with fake evaluations over a real SQLite store: exceptions at the lane
+// and worker boundaries, the attempt cap at start-up, and a verdict write refused by a full disk.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "exec/pipeline.hpp"
+#include "store/database.hpp"
+#include "temp_dir.hpp"
+#include "tmpfs_mount.hpp"
+
+namespace kwb::exec {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// Behaviour chosen by the candidate's note.
+class FakeEvaluation : public eval::Evaluation {
+ public:
+  FakeEvaluation(std::string note, std::shared_future<void> release) : m_note(std::move(note)), m_release(release) {}
+  bool analyze() override {
+    if (m_note == "throw-in-analyze") throw std::runtime_error("boom from analyze");
+    return true;
+  }
+  bool compile() override { return true; }
+  bool validate() override {
+    if (m_note == "throw-in-validate") throw std::runtime_error("boom from validate");
+    return true;
+  }
+  bool benchmark() override { return true; }
+  bool decide() override {
+    if (m_note == "wait-then-big-verdict") m_release.wait();
+    return true;
+  }
+  core::Verdict verdict() override {
+    core::Verdict v;
+    v.op = "vector_add";
+    v.backend = "cpu";
+    v.status = core::Status::accepted;
+    v.reason = m_note == "wait-then-big-verdict" ? std::string(1 << 20, 'r') : "fine";
+    return v;
+  }
+  std::string device_key() const override { return "cpu"; }
+
+ private:
+  std::string m_note;
+  std::shared_future<void> m_release;
+};
+
+struct Rig {
+  explicit Rig(const fs::path& dir) : db(*store::Database::open(dir / "kwb.db")), objects(dir / "objects") {
+    sha = *objects.put("// source\n");
+  }
+  store::CandidateRecord add(const std::string& note) {
+    store::CandidateRecord r;
+    r.op = "vector_add";
+    r.backend = "cpu";
+    r.source_sha256 = sha;
+    r.source_name = "candidate.cpp";
+    r.note = note;
+    return *store::CandidateRepository(db).insert(r, nullptr);
+  }
+  EvaluationFactory factory() {
+    return [this](const store::CandidateRecord& rec, const std::string&, eval::ProgressFn)
+               -> util::Result<std::unique_ptr<eval::Evaluation>> {
+      ++made;
+      return std::make_unique<FakeEvaluation>(rec.note, release);
+    };
+  }
+  std::optional<store::CandidateRecord> get(const std::string& id) {
+    auto r = store::CandidateRepository(db).find(id);
+    return r && *r ? std::optional(**r) : std::nullopt;
+  }
+  // Polls until `pred` holds (bounded).
+  bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = 20s) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return pred();
+  }
+  bool done(const std::string& id) {
+    auto r = get(id);
+    return r && r->state == "done";
+  }
+  store::Database db;
+  store::ObjectStore objects;
+  EventHub hub;
+  std::string sha;
+  std::atomic<int> made{0};
+  std::promise<void> release_promise;
+  std::shared_future<void> release = release_promise.get_future().share();
+};
+
+PipelineConfig config() {
+  PipelineConfig c;
+  c.compile_workers = 1;
+  c.retry_interval = 50ms;
+  return c;
+}
+
+TEST(Pipeline, AnExceptionInAStageBecomesAnErrorVerdictAndTheWorkersCarryOn) {
+  test::TempDir dir;
+  Rig rig(dir.path());
+  Pipeline p(rig.db, rig.objects, rig.factory(), rig.hub, config());
+  ASSERT_TRUE(p.start());
+  auto in_lane = rig.add("throw-in-validate");
+  auto in_worker = rig.add("throw-in-analyze");
+  auto fine = rig.add("fine");
+  for (const auto& c : {in_lane, in_worker, fine}) p.submitted(c);
+  ASSERT_TRUE(rig.eventually([&] { return rig.done(in_lane.id) && rig.done(in_worker.id) && rig.done(fine.id); }));
+  auto a = *rig.get(in_lane.id), b = *rig.get(in_worker.id), c = *rig.get(fine.id);
+  EXPECT_EQ(a.status, "error");
+  EXPECT_NE(a.verdict["reason"].get<std::string>().find("boom from validate"), std::string::npos) << a.verdict.dump();
+  EXPECT_EQ(b.status, "error");
+  EXPECT_NE(b.verdict["reason"].get<std::string>().find("boom from analyze"), std::string::npos) << b.verdict.dump();
+  EXPECT_EQ(c.status, "accepted") << "the lane or the worker died with the exception";
+  p.stop();
+}
+
+TEST(Pipeline, ACandidateInterruptedTwiceGetsAnErrorVerdictInsteadOfAThirdRun) {
+  test::TempDir dir;
+  Rig rig(dir.path());
+  store::CandidateRepository repo(rig.db);
+  auto twice = rig.add("fine");
+  ASSERT_EQ(*repo.begin_attempt(twice.id), 1);  // two runs, each ended by the daemon's death
+  ASSERT_EQ(*repo.begin_attempt(twice.id), 2);
+  auto once = rig.add("fine");
+  ASSERT_EQ(*repo.begin_attempt(once.id), 1);
+  Pipeline p(rig.db, rig.objects, rig.factory(), rig.hub, config());
+  ASSERT_TRUE(p.start());
+  ASSERT_TRUE(rig.eventually([&] { return rig.done(twice.id) && rig.done(once.id); }));
+  auto t = *rig.get(twice.id);
+  EXPECT_EQ(t.status, "error");
+  EXPECT_NE(t.verdict["reason"].get<std::string>().find("interrupted 2 times"), std::string::npos) << t.verdict.dump();
+  EXPECT_EQ(t.attempts, 2) << "it was run a third time";
+  EXPECT_EQ(rig.get(once.id)->status, "accepted");
+  EXPECT_EQ(rig.made.load(), 1) << "only the candidate interrupted once is evaluated again";
+  p.stop();
+}
+
+TEST(Pipeline, AVerdictRefusedByAFullDiskIsRetriedUntilStored) {
+  test::TmpfsMount disk(16 << 20);
+  TMPFS_OR_SKIP(disk);
+  Rig rig(disk.path());
+  Pipeline p(rig.db, rig.objects, rig.factory(), rig.hub, config());
+  ASSERT_TRUE(p.start());
+  auto c = rig.add("wait-then-big-verdict");
+  p.submitted(c);
+  ASSERT_TRUE(rig.eventually([&] { return rig.get(c.id)->state == "deciding"; }));
+  ASSERT_GT(test::TmpfsMount::fill(disk / "ballast"), 0u);
+  rig.release_promise.set_value();
+  ASSERT_TRUE(rig.eventually([&] { return p.stats().unwritten_verdicts == 1; }))
+      << "the verdict was neither stored nor kept for a retry";
+  EXPECT_NE(rig.get(c.id)->state, "done");
+  EXPECT_NE(p.stats().last_write_error.find("no space left"), std::string::npos) << p.stats().last_write_error;
+  fs::remove(disk / "ballast");
+  ASSERT_TRUE(rig.eventually([&] { return rig.done(c.id); })) << "the kept verdict was never stored";
+  auto done = *rig.get(c.id);
+  EXPECT_EQ(done.status, "accepted");
+  EXPECT_EQ(done.verdict["reason"].get<std::string>().size(), size_t(1 << 20));
+  EXPECT_EQ(p.stats().unwritten_verdicts, 0u);
+  p.stop();
+}
+
+}  // namespace
+}  // namespace kwb::exec
