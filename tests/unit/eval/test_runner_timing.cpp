@@ -194,7 +194,9 @@ TEST(RunnerTiming, AnExtraReplyIsAViolation) {
   auto second = s.runner->call();
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().status, core::Status::sandbox_violation) << second.error().reason;
-  EXPECT_NE(second.error().reason.find("nobody asked for"), std::string::npos) << second.error().reason;
+  // Seen before the next command (the runner's answer already waits) or as the answer to it.
+  const std::string& why = second.error().reason;
+  EXPECT_TRUE(why.find("nobody asked for") != std::string::npos || why.find("does not answer") != std::string::npos) << why;
 }
 
 }  // namespace
