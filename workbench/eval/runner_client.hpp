@@ -82,6 +82,9 @@ class RunnerSession {
   // The same split by kind of command: "timing" (timing batches and the fetch after them),
   // "calls" (single checked calls) and "setup" (everything else: map, load, dims, stats...).
   const std::map<std::string, double>& busy_by_kind() const { return m_busy_by_kind; }
+  // kwb-runner's CPU time so far, all its threads (the kernel's account, not the runner's word);
+  // -1 for the GPU runner or when unknown.
+  int64_t runner_cpu_time_ns() { return runner_cpu_ns(); }
   // Starts both counts again (a pre-started session's start-up is not the evaluation's).
   void reset_busy() {
     m_busy_ms = 0;

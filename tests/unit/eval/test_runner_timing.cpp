@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -142,7 +144,7 @@ TEST(RunnerTiming, AForgedDoneBeforeTheWorkIsAViolation) {
     for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
     volatile double x = 0; for (int i = 0; i < 2000000; ++i) x = x + 1;)");
   ASSERT_TRUE(s.runner->call());  // validation: nothing forged yet
-  auto ns = s.runner->time(5, 1 << 22, 5000);
+  auto ns = s.runner->time(5, 1 << 26, 5000);
   ASSERT_FALSE(ns) << "times: " << (*ns)[0];
   // Caught by the CPU account ("outside its timed call") or, when the real "done" overtakes a
   // release, by the cross-check of the runner's own figure.
@@ -150,6 +152,9 @@ TEST(RunnerTiming, AForgedDoneBeforeTheWorkIsAViolation) {
   std::printf("[ verdict  ] %s\n", ns.error().reason.c_str());
 }
 
+// With the workbench's real flush (64 MiB) the hidden work finishes while the trusted side
+// flushes, so the next release sees it. (Work deferred into the next timed window instead is
+// the residual docs/security.md describes.)
 TEST(RunnerTiming, WorkLeftToAThreadIsAViolation) {
   KWB_SESSION(s, R"(
     static int calls = 0;
@@ -157,7 +162,7 @@ TEST(RunnerTiming, WorkLeftToAThreadIsAViolation) {
     std::thread([=] { volatile double x = 0; for (int i = 0; i < 2000000; ++i) x = x + 1;
                       for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i]; }).detach();)");
   ASSERT_TRUE(s.runner->call());
-  auto ns = s.runner->time(5, 1 << 22, 5000);
+  auto ns = s.runner->time(5, 1 << 26, 5000);
   ASSERT_FALSE(ns);
   EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
 }
@@ -169,8 +174,19 @@ TEST(RunnerTiming, MoreThreadsThanAllowedIsAViolation) {
     for (auto& th : t) th = std::thread([] { volatile double x = 0; for (int i = 0; i < 2000000; ++i) x = x + 1; });
     for (auto& th : t) th.join();
     for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];)");
+  const int64_t cpu_before = s.runner->runner_cpu_time_ns();
+  ASSERT_GE(cpu_before, 0);
   auto ns = s.runner->time(3, 0, 5000);
-  ASSERT_FALSE(ns);
+  if (ns) {
+    // Not caught: then the threads did not run side by side (a loaded 2-core machine), and the
+    // times must cover the CPU the runner used (one thread allowed; the slacks of
+    // runner_client_timing.cpp: 1 % + 10 us per call, 250 us + the acknowledgement per batch).
+    int64_t total = 0;
+    for (int64_t v : *ns) total += v + v / 100 + 10'000;
+    const int64_t used = s.runner->runner_cpu_time_ns() - cpu_before;
+    EXPECT_GE(total + 250'000 + 1'000'000, used) << "the batch passed faster than the CPU it used";
+    return;
+  }
   EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
 }
 
