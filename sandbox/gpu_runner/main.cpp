@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       reply = gpu::reply_error(std::string("bad command: ") + e.what());
     }
+    if (cmd.contains("seq")) reply["seq"] = cmd["seq"];  // the answer names its command
     if (!wire::write_line(reply_fd, reply)) return 4;
   }
 }

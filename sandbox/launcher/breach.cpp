@@ -15,7 +15,8 @@ std::string bytes_text(int64_t bytes) {
 
 constexpr const char* k_forbidden_calls =
     "ptrace, process_vm_readv/writev, mount and the new mount API, pivot_root, unshare, setns, bpf, "
-    "perf_event_open, userfaultfd, keyctl/add_key/request_key, kexec, kernel modules, open_by_handle_at";
+    "perf_event_open, userfaultfd, keyctl/add_key/request_key, kexec, kernel modules, open_by_handle_at; for candidate "
+    "code also socket (other than AF_UNIX), io_uring, chroot, fork/vfork/clone of a new process";
 
 }  // namespace
 
@@ -35,6 +36,11 @@ BreachReport breach(const Outcome& o, const std::string& who) {
     r.kind = Breach::memory;
     r.reason = who + " exceeded the " + profile + "'s memory limit of " + bytes_text(p.memory_bytes) +
                " and was killed by the out-of-memory killer: allocate less (files in /tmp count too)";
+  } else if (o.killed_from_outside) {
+    r.kind = Breach::outside_kill;
+    r.reason = "the sandbox was killed from outside (bwrap got signal " + std::to_string(o.signal) +
+               ", which neither the sandbox's limits nor the workbench sent): a fault of the machine, not of " + who +
+               "; run it again";
   } else if (o.signal == SIGSYS) {
     r.kind = Breach::forbidden_syscall;
     r.reason = who + " was killed by the sandbox's seccomp filter (SIGSYS) for calling " +

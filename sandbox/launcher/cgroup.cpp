@@ -389,6 +389,12 @@ void JobCgroup::kill_all() const {
   }
 }
 
+bool JobCgroup::process_limit_hit() const {
+  return !m_pids.empty() && keyed_value(slurp(m_pids / "pids.events"), "max") > 0;
+}
+
+std::vector<pid_t> JobCgroup::members() const { return m_pids.empty() ? std::vector<pid_t>{} : pids_in(m_pids); }
+
 bool JobCgroup::wait_empty(std::chrono::milliseconds bound) const {
   auto deadline = std::chrono::steady_clock::now() + bound;
   auto pause = std::chrono::microseconds(200);

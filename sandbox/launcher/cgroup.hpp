@@ -58,6 +58,10 @@ class JobCgroup {
   // SIGKILL to every process in the cgroup (cgroup.kill on v2; pid by pid, verified through a
   // pidfd, on v1). Safe to call at any time and from any thread.
   void kill_all() const;
+  // fork/clone failed at pids.max at least once so far (reads only pids.events; cheap).
+  bool process_limit_hit() const;
+  // Pids of the processes in the cgroup now.
+  std::vector<pid_t> members() const;
   // True once no process is left (waits at most `bound`).
   bool wait_empty(std::chrono::milliseconds bound) const;
 

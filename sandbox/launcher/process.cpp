@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -78,6 +79,33 @@ void decode_status(int status, Outcome& out) {
   }
 }
 
+// Pidfds of the processes whose argv[0] is `name` (bwrap's random one, which the sandbox's pid 1
+// inherits as bwrap's fork), other than bwrap itself. A pid read from /proc may be recycled
+// meanwhile: each process's name is checked again after its pidfd is open.
+std::vector<int> processes_named(const std::string& name, pid_t bwrap) {
+  std::vector<int> fds;
+  auto argv0 = [](const std::string& pid) {
+    std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+    std::string first;
+    std::getline(in, first, '\0');
+    return first;
+  };
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string pid = entry.path().filename().string();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stol(pid) == bwrap || argv0(pid) != name) continue;
+    int fd = detail::pidfd_open(static_cast<pid_t>(std::stol(pid)));
+    if (fd < 0) continue;
+    if (argv0(pid) == name) {
+      fds.push_back(fd);
+    } else {
+      close(fd);
+    }
+  }
+  return fds;
+}
+
 }  // namespace
 
 Process::Impl::~Impl() {
@@ -115,6 +143,7 @@ void Process::Impl::read_status(Until until, milliseconds bound) {
   auto report = nlohmann::json::parse(status_text.substr(0, newline), nullptr, false);
   if (report.is_object() && report.contains("child-pid") && report["child-pid"].is_number_integer()) {
     init_pidfd = open_verified_init(report["child-pid"].get<pid_t>(), pid);
+    if (init_pidfd >= 0) init_pid = report["child-pid"].get<pid_t>();
   }
 }
 
@@ -146,6 +175,28 @@ Process::~Process() {
 }
 
 pid_t Process::pid() const { return m_impl->pid; }
+
+pid_t Process::command_pid() {
+  std::lock_guard lock(m_impl->mutex);
+  Impl& s = *m_impl;
+  if (s.reaped || s.init_pidfd < 0) return -1;
+  // pid 1 is alive (its pidfd is not readable), so its pid and its children's are not recycled.
+  if (wait_readable(s.init_pidfd, milliseconds(0))) return -1;
+  std::ifstream in("/proc/" + std::to_string(s.init_pid) + "/task/" + std::to_string(s.init_pid) + "/children");
+  long child = -1;
+  if (in >> child) return static_cast<pid_t>(child);
+  return -1;
+}
+
+bool Process::process_limit_reached() {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->cgroup && m_impl->cgroup->process_limit_hit();
+}
+
+std::vector<pid_t> Process::members() {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->cgroup ? m_impl->cgroup->members() : std::vector<pid_t>{};
+}
 
 bool Process::running() {
   std::lock_guard lock(m_impl->mutex);
@@ -180,12 +231,29 @@ Outcome Process::wait(milliseconds timeout) {
   }
   std::lock_guard lock(s.mutex);
   if (s.outcome) return *s.outcome;  // another thread waited meanwhile
+  // bwrap has exited. Whatever of the sandbox is left must go now, on every path: when bwrap was
+  // killed from outside right after it cloned pid 1 (before pid 1 armed --die-with-parent, or
+  // before bwrap reported pid 1's pid to us), pid 1 and the command would otherwise live on under
+  // the host's init. Killing pid 1 takes its pid namespace; when its pid is not known, pid 1 is
+  // found by bwrap's random argv[0], which it inherited (it has a session of its own, so bwrap's
+  // process group does not reach it).
+  s.read_status(Impl::Until::now, milliseconds(0));
+  std::vector<int> strays;
+  if (s.init_pidfd < 0) strays = processes_named(s.name, s.pid);
+  for (int fd : strays) detail::pidfd_kill(fd);
+  if (s.init_pidfd >= 0) detail::pidfd_kill(s.init_pidfd);  // bwrap is gone: nothing may stay
+  if (s.cgroup) s.cgroup->kill_all();
   int status = 0;
   while (waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
   }
   s.reaped = true;
   out.wall_ms = std::chrono::duration<double, std::milli>(clock::now() - s.start).count();
   decode_status(status, out);
+  const bool bwrap_signalled = WIFSIGNALED(status);
+  for (int fd : strays) {
+    wait_readable(fd, milliseconds(10'000));
+    close(fd);
+  }
   // bwrap is gone, so its status pipe is complete. bwrap's monitor learns pid 1's exit status
   // over an eventfd and exits without waiting for it, so pid 1 may still be tearing down the pid
   // namespace — or, when bwrap itself had to be killed, still running (--die-with-parent is
@@ -195,7 +263,7 @@ Outcome Process::wait(milliseconds timeout) {
   // container, or is a subreaper), reap it here, otherwise waitid fails with ECHILD, harmlessly.
   s.read_status(Impl::Until::eof, milliseconds(1000));
   if (s.init_pidfd >= 0) {
-    if (s.kill_requested) detail::pidfd_kill(s.init_pidfd);
+    detail::pidfd_kill(s.init_pidfd);  // known only now when bwrap's report came late
     if (wait_readable(s.init_pidfd, milliseconds(10'000))) {
       siginfo_t info{};
       waitid(static_cast<idtype_t>(k_p_pidfd), static_cast<id_t>(s.init_pidfd), &info, WEXITED | WNOHANG);
@@ -223,6 +291,11 @@ Outcome Process::wait(milliseconds timeout) {
     out.memory_peak_bytes = usage.memory_peak;
     s.cgroup.reset();
   }
+  // bwrap passes the command's fate on as an exit code (decode_status); bwrap itself dying of a
+  // signal that neither kill(), the output cap nor the OOM killer sent came from outside the
+  // sandbox: nothing inside can signal it.
+  out.killed_from_outside = bwrap_signalled && !s.kill_requested && !(s.drain && s.drain->overflowed()) &&
+                            !out.memory_limit_hit;
   if (out.signal == SIGSYS) out.denied_syscall = detail::seccomp_kills_since(s.kmsg_fd, s.pid);
   if (s.kmsg_fd >= 0) {
     close(s.kmsg_fd);

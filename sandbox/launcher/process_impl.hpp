@@ -34,11 +34,13 @@ struct Process::Impl {
   std::unique_ptr<detail::JobCgroup> cgroup;  // null when limits fell back to rlimits
   std::string limits;                         // Outcome::limits
   int kmsg_fd = -1;                           // /dev/kmsg from spawn on (kernel_log.hpp), or -1
+  std::string name;                           // bwrap's argv[0], which pid 1 inherits (spawn.cpp)
 
   std::mutex mutex;          // guards everything below (kill() may race with wait())
   std::string status_text;   // what bwrap wrote to the status fd so far
   bool status_parsed = false;
   int init_pidfd = -1;       // the sandbox's pid 1 (bwrap's init) once reported and verified
+  pid_t init_pid = -1;       // its host pid (valid while init_pidfd is open and it runs)
   bool reaped = false;
   bool kill_requested = false;
   std::optional<Outcome> outcome;

@@ -45,6 +45,10 @@ struct Profile {
   int64_t address_space_bytes = 0;
   bool job_writable = true;               // /job read-write (compile) or read-only (run)
   bool gpu = false;                       // pass the NVIDIA device nodes and /sys through
+  // For candidate code (seccomp_filter.hpp): the calls other commands get EPERM for (sockets but
+  // AF_UNIX, io_uring, chroot) kill instead, and so does starting a process (threads are fine), so
+  // that an attempt reaches the verdict instead of failing quietly.
+  bool strict_seccomp = false;
 };
 Profile compile_profile();
 Profile run_profile();
@@ -83,6 +87,10 @@ struct Outcome {
   // Killed by the seccomp filter (signal SIGSYS): the forbidden call when the kernel log named
   // it ("ptrace"), else empty.
   std::string denied_syscall;
+  // bwrap itself (outside the sandbox, where the candidate cannot reach it) died of a signal that
+  // neither the wall-clock limit nor kill() sent: the machine's fault (an administrator, the
+  // host's OOM killer), not the command's. `signal` holds that signal.
+  bool killed_from_outside = false;
   Profile profile;                 // the limits it ran under
 
   bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
@@ -90,7 +98,7 @@ struct Outcome {
 
 // Which limit or rule stopped a sandbox, judged from its Outcome, with a sentence a person can
 // act on. `who` names the command in the sentence ("the candidate", "the compiler").
-enum class Breach { none, forbidden_syscall, memory, output, cpu_time, wall_time, file_size, processes };
+enum class Breach { none, forbidden_syscall, memory, output, cpu_time, wall_time, file_size, processes, outside_kill };
 struct BreachReport {
   Breach kind = Breach::none;
   std::string reason;  // empty for none
@@ -131,6 +139,15 @@ class Process {
   // another subject is timed (eval/paired_timing.hpp); thaw() lets them go on. freeze.cpp.
   util::Result<void> freeze();
   void thaw();
+  // Host pids of the processes in the job cgroup now (bwrap, its pid 1, the command and anything
+  // they started); empty without a job cgroup.
+  std::vector<pid_t> members();
+  // Host pid of the command (the sandbox's pid 2, the only child of bwrap's pid 1), or -1 when it
+  // has not started yet or the sandbox has ended.
+  pid_t command_pid();
+  // The job cgroup's process limit has refused a fork or thread at least once so far (false
+  // without a job cgroup), read while the sandbox runs.
+  bool process_limit_reached();
 
   struct Impl;
   explicit Process(std::unique_ptr<Impl> impl);

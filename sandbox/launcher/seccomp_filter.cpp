@@ -1,6 +1,7 @@
 #include "launcher/seccomp_filter.hpp"
 
 #include <seccomp.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,7 +28,10 @@ constexpr const char* k_refused[] = {"io_uring_setup", "io_uring_enter", "io_uri
 
 std::string errno_text(const char* what, int rc) { return std::string(what) + ": " + std::strerror(-rc); }
 
-util::Result<std::string> build_program() {
+// Starting a process (not a thread): the strict filter kills for it.
+constexpr const char* k_new_process[] = {"fork", "vfork"};
+
+util::Result<std::string> build_program(bool strict) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return util::fail("sandbox seccomp", "seccomp_init failed");
   struct Release {
@@ -44,9 +48,22 @@ util::Result<std::string> build_program() {
     return {};
   };
   if (auto r = add_all(k_killed, SCMP_ACT_KILL_PROCESS); !r) return std::unexpected(r.error());
-  if (auto r = add_all(k_refused, deny); !r) return std::unexpected(r.error());
-  if (int rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)); rc < 0) {
+  const uint32_t refuse = strict ? SCMP_ACT_KILL_PROCESS : deny;
+  if (auto r = add_all(k_refused, refuse); !r) return std::unexpected(r.error());
+  if (int rc = seccomp_rule_add(ctx, refuse, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)); rc < 0) {
     return util::fail("sandbox seccomp", errno_text("socket", rc));
+  }
+  if (strict) {
+    if (auto r = add_all(k_new_process, SCMP_ACT_KILL_PROCESS); !r) return std::unexpected(r.error());
+    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
+                                  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+        rc < 0) {
+      return util::fail("sandbox seccomp", errno_text("clone", rc));
+    }
+    if (int nr = seccomp_syscall_resolve_name("clone3"); nr != __NR_SCMP_ERROR) {
+      if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0); rc < 0)
+        return util::fail("sandbox seccomp", errno_text("clone3", rc));
+    }
   }
   int fd = memfd_create("kwb-seccomp-export", MFD_CLOEXEC);
   if (fd < 0) return util::fail("sandbox seccomp", std::string("memfd_create: ") + std::strerror(errno));
@@ -65,15 +82,15 @@ util::Result<std::string> build_program() {
 
 }  // namespace
 
-util::Result<std::string> seccomp_program() {
-  static std::once_flag once;
-  static util::Result<std::string> program = util::fail("", "");
-  std::call_once(once, [] { program = build_program(); });
-  return program;
+util::Result<std::string> seccomp_program(bool strict) {
+  static std::once_flag once[2];
+  static util::Result<std::string> program[2] = {util::fail("", ""), util::fail("", "")};
+  std::call_once(once[strict], [strict] { program[strict] = build_program(strict); });
+  return program[strict];
 }
 
-util::Result<int> seccomp_program_fd() {
-  auto program = seccomp_program();
+util::Result<int> seccomp_program_fd(bool strict) {
+  auto program = seccomp_program(strict);
   if (!program) return std::unexpected(program.error());
   int fd = memfd_create("kwb-seccomp", MFD_CLOEXEC);
   if (fd < 0) return util::fail("sandbox seccomp", std::string("memfd_create: ") + std::strerror(errno));

@@ -10,6 +10,10 @@
 //   refused with EPERM (libraries probe them and fall back):
 //     io_uring_setup/enter/register, chroot, socket() with a domain other than AF_UNIX
 // Syscalls of other ABIs (i386 int 0x80, x32) kill the process (libseccomp's bad-arch default).
+// The strict filter (Profile.strict_seccomp: candidate code, which has no business probing) kills
+// on the refused calls too, so an attempt is seen instead of failing quietly, and kills on every
+// new process: fork, vfork, clone without CLONE_THREAD (threads stay allowed); clone3, whose
+// flags a filter cannot read, fails with ENOSYS so that glibc falls back to clone.
 // docs/security.md explains the choice.
 #include <string>
 
@@ -17,9 +21,9 @@
 
 namespace kwb::sandbox::detail {
 
-// The compiled BPF program (built once per process, then cached).
-util::Result<std::string> seccomp_program();
-// A fresh memfd (O_CLOEXEC) holding seccomp_program(), positioned at 0, ready for bwrap.
-util::Result<int> seccomp_program_fd();
+// The compiled BPF program (built once per process and kind, then cached).
+util::Result<std::string> seccomp_program(bool strict = false);
+// A fresh memfd (O_CLOEXEC) holding seccomp_program(strict), positioned at 0, ready for bwrap.
+util::Result<int> seccomp_program_fd(bool strict = false);
 
 }  // namespace kwb::sandbox::detail

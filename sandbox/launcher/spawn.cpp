@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -176,6 +178,23 @@ util::Result<int> options_fd(const std::vector<std::string>& args, size_t comman
   return fd;
 }
 
+// "kwb-bwrap-" and 16 random hex digits.
+std::string random_name() {
+  unsigned char bytes[8] = {};
+  if (getrandom(bytes, sizeof bytes, 0) != sizeof bytes) {
+    static std::atomic<uint64_t> counter{0};
+    uint64_t v = (uint64_t(getpid()) << 32) ^ ++counter ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::memcpy(bytes, &v, sizeof bytes);
+  }
+  std::string out = "kwb-bwrap-";
+  const char* digits = "0123456789abcdef";
+  for (unsigned char b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
 // Says once per process and problem, on stderr, that memory and process limits fell back.
 void warn_no_cgroup(const std::string& problem) {
   static std::mutex mutex;
@@ -232,7 +251,7 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   if (!piped) return util::fail(k_where, "cannot create pipes: " + errno_text(pipe_errno));
   // Only the read end is non-blocking: bwrap writes its status with ordinary blocking writes.
   fcntl(status_w.get(), F_SETFL, 0);
-  auto seccomp = detail::seccomp_program_fd();
+  auto seccomp = detail::seccomp_program_fd(req.profile.strict_seccomp);
   if (!seccomp) return std::unexpected(seccomp.error());
   Fd seccomp_fd(*seccomp);
 
@@ -253,7 +272,10 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   auto options = options_fd(args, req.argv.size());
   if (!options) return std::unexpected(options.error());
   Fd args_fd(*options);
-  std::vector<std::string> exec_args{args.front(), "--args", std::to_string(args_fd.get())};
+  // argv[0] is a random name: the sandbox's pid 1 is bwrap's fork and carries it, so pid 1 can be
+  // found (and killed) even when bwrap dies before it reports pid 1's pid (process.cpp).
+  std::string name = random_name();
+  std::vector<std::string> exec_args{name, "--args", std::to_string(args_fd.get())};
   exec_args.insert(exec_args.end(), args.end() - static_cast<long>(req.argv.size()) - 1, args.end());
   ChildPlan plan;
   plan.path = req.bwrap.c_str();
@@ -306,6 +328,7 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   impl->start = start;
   impl->kmsg_fd = kmsg_fd;
   impl->profile = req.profile;
+  impl->name = name;
   impl->cgroup = std::move(cgroup);
   impl->limits = std::move(limits);
   impl->pidfd = detail::pidfd_open(pid);

@@ -14,8 +14,19 @@
 //   {"op":"stats"}                                  {"discarded":N}: samples retaken since the last
 //                                                   stats because the thread was preempted
 //   {"op":"quit"}
-// Replies: {"ok":true[,"ns":[...]]} or {"ok":false,"error":"..."}; "ns" are per-call durations
-// from CLOCK_MONOTONIC read by raw syscall (not the vDSO, which the candidate could patch).
+//   {"op":"time","calls":K,"flush_bytes":F,"paced":true}
+//                                                   (kwb-runner, --fds with GO,DONE) paced timing:
+//                                                   acknowledged with {"ok":true,"paced":true};
+//                                                   then per call the evaluator poisons, flushes
+//                                                   and writes 'g' on GO, the runner calls and
+//                                                   writes its own duration (int64 ns, 8 bytes) on
+//                                                   DONE; 'e' on GO ends the batch (no reply). The
+//                                                   evaluator's timestamps are the samples.
+// Every command carries "seq" (1, 2, ...: its number in the session) and every reply echoes it.
+// Replies: {"ok":true,"seq":N[,"ns":[...]]} or {"ok":false,"seq":N,"error":"..."}; "ns" are
+// per-call durations from CLOCK_MONOTONIC read by raw syscall (not the vDSO). The evaluator
+// trusts none of it (eval/runner_client_reply.hpp): a reply that is not a well-typed answer to
+// the command just sent, or one more reply than commands, is a sandbox_violation.
 //
 // kwb-gpu-runner (cuda form, docs/cuda.md) speaks the same protocol on the same arena: one device
 // allocation mirrors the whole arena; `call` and `time` copy it to the device first and back at
@@ -62,6 +73,8 @@ class LineReader {
   explicit LineReader(int fd) : m_fd(fd) {}
   // Waits up to timeout_ms (-1 = forever) for one complete line and parses it.
   Status read(nlohmann::json& out, int timeout_ms);
+  // Bytes read from the pipe but not yet returned as a line.
+  bool buffered() const { return !m_buffer.empty(); }
 
  private:
   int m_fd;

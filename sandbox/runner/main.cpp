@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -33,6 +34,7 @@ struct Buffer {
 
 struct State {
   int cmd_fd = 3, reply_fd = 4, shm_fd = 5;
+  int go_fd = -1, done_fd = -1;  // the paced timing handshake (protocol.hpp), -1 = not offered
   EntryFn entry = nullptr;
   char* base = nullptr;
   size_t mapped = 0;
@@ -91,9 +93,43 @@ nlohmann::json do_call(State& s) {
   return {{"ok", true}, {"ns", {t1 - t0}}};
 }
 
+bool read_full(int fd, void* data, size_t bytes) {
+  size_t done = 0;
+  while (done < bytes) {
+    ssize_t n = ::read(fd, static_cast<char*>(data) + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
+// Paced timing (protocol.hpp): the trusted side poisons the outputs, flushes the caches, reads
+// the clock and releases each call with a 'g' on go_fd; the runner calls and answers with its
+// own duration (8 bytes) on done_fd, which the trusted side only cross-checks. An 'e' ends the
+// batch. Acknowledged first, so the runner has nothing left to do after the last call.
+bool paced_calls(State& s) {
+  for (;;) {
+    char go = 0;
+    if (!read_full(s.go_fd, &go, 1)) return false;
+    if (go == 'e') return true;
+    if (go != 'g') return false;
+    int64_t t0 = monotonic_ns();
+    call_entry(s.entry, s.args);
+    int64_t t1 = monotonic_ns();
+    int64_t ns = t1 - t0;
+    if (::write(s.done_fd, &ns, sizeof ns) != sizeof ns) return false;
+  }
+  return true;
+}
+
 nlohmann::json do_time(State& s, const nlohmann::json& cmd) {
   if (!s.entry || !s.base) return error("time before load/map");
   int calls = cmd.at("calls").get<int>();
+  if (cmd.value("paced", false)) {
+    if (s.go_fd < 0) return error("paced timing without its descriptors");
+    return {{"ok", true}, {"paced", true}};
+  }
   size_t flush_bytes = cmd.value("flush_bytes", size_t(0));
   if (s.flush.size() != flush_bytes) s.flush.assign(flush_bytes, 0);
   std::vector<int64_t> ns;
@@ -128,10 +164,13 @@ nlohmann::json do_time(State& s, const nlohmann::json& cmd) {
 int main(int argc, char** argv) {
   using namespace kwb;
   runner::State state;
-  if (argc == 3 && std::string(argv[1]) == "--fds" &&
-      std::sscanf(argv[2], "%d,%d,%d", &state.cmd_fd, &state.reply_fd, &state.shm_fd) == 3) {
+  int fds = argc == 3 && std::string(argv[1]) == "--fds"
+                ? std::sscanf(argv[2], "%d,%d,%d,%d,%d", &state.cmd_fd, &state.reply_fd, &state.shm_fd, &state.go_fd,
+                              &state.done_fd)
+                : 0;
+  if (fds == 3 || fds == 5) {
   } else {
-    std::fprintf(stderr, "usage: kwb-runner --fds CMD,REPLY,SHM (started by the workbench)\n");
+    std::fprintf(stderr, "usage: kwb-runner --fds CMD,REPLY,SHM[,GO,DONE] (started by the workbench)\n");
     return 2;
   }
   wire::LineReader reader(state.cmd_fd);
@@ -154,6 +193,8 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       reply = runner::error(std::string("bad command: ") + e.what());
     }
+    if (cmd.contains("seq")) reply["seq"] = cmd["seq"];  // the answer names its command
     if (!wire::write_line(state.reply_fd, reply)) return 4;
+    if (reply.contains("paced") && !runner::paced_calls(state)) return 5;
   }
 }

@@ -2,7 +2,9 @@
 // real `kwb eval --json`. Each file's first line declares the verdict it must get when the
 // sandbox holds:
 //   // kwb-expect: op=OP status=STATUS reason="substring" [also="substring"] [absent="substring"]
-//   //             [args="..."] [needs=cgroup] [fallback_status=STATUS fallback_reason="substring"]
+//   //             [args="..."] [needs=cgroup] [timed=yes] [fallback_status=STATUS fallback_reason="substring"]
+// `timed=yes` cases are timed too (no --no-bench; give them a small bench workload in args):
+// their attack is on the timing.
 // `needs=cgroup` cases (fork and thread bombs) are skipped where the launcher cannot make job
 // cgroups; `fallback_*` is the verdict expected there instead. @WORKSPACE@, @PORT@, @ABSTRACT@,
 // @UNIX_PATH@ and @VICTIM@ in a case (and in its args) are replaced by the test's own.
@@ -36,6 +38,7 @@ namespace {
 struct Case {
   std::string file, name, op, status, reason, also, absent, args, fallback_status, fallback_reason;
   bool needs_cgroup = false;
+  bool timed = false;
 };
 
 // gtest prints a parameter in test names and failures; the case's name says it all.
@@ -183,6 +186,7 @@ std::vector<Case> cases() {
       else if (k == "absent") c.absent = v;
       else if (k == "args") c.args = v;
       else if (k == "needs") c.needs_cgroup = v == "cgroup";
+      else if (k == "timed") c.timed = v == "yes";
       else if (k == "fallback_status") c.fallback_status = v;
       else if (k == "fallback_reason") c.fallback_reason = v;
     }
@@ -222,8 +226,9 @@ TEST_P(HostileCandidate, IsContained) {
   auto ws_before = tree(w.workspace);
   auto pwn_before = names_containing({"/", "/tmp", "/var/tmp", "/dev/shm"}, "kwb-pwn");
 
-  std::vector<std::string> args{"eval", source.string(), "--op", c.op, "--json", "--no-bench",
+  std::vector<std::string> args{"eval", source.string(), "--op", c.op, "--json",
                                 "--time-budget-ms", "50", "--workspace", w.workspace.string()};
+  if (!c.timed) args.push_back("--no-bench");
   for (auto& a : split(substitute(c.args))) args.push_back(a);
   KwbRun r = run_kwb(args, {"KWB_TEST_SECRET=" + w.secret, "KWB_LIBCLANG=off"}, case_dir);
 

@@ -3,7 +3,9 @@
 #include <chrono>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "eval/runner_client_reply.hpp"
 #include "launcher/sandbox.hpp"
 #include "protocol/protocol.hpp"
 
@@ -51,20 +54,34 @@ std::string kill_for_timeout(sandbox::Process& process, std::string& output) {
   return limit.note.empty() ? "" : "; " + limit.note;
 }
 
+// Data waiting on `fd` now (a reply nobody asked for).
+bool readable_now(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
 }  // namespace
 
 util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerConfig& cfg, const SharedArena& arena) {
-  int cmd[2], reply[2];
-  if (::pipe2(cmd, O_CLOEXEC) != 0) return util::fail("runner", std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(reply, O_CLOEXEC) != 0) {
-    ::close(cmd[0]);
-    ::close(cmd[1]);
-    return util::fail("runner", std::string("pipe: ") + std::strerror(errno));
-  }
+  // Commands, replies and (kwb-runner only) the paced timing's go and done pipes.
+  int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, go[2] = {-1, -1}, done[2] = {-1, -1};
+  bool piped = ::pipe2(cmd, O_CLOEXEC) == 0 && ::pipe2(reply, O_CLOEXEC) == 0 &&
+               (cfg.gpu || (::pipe2(go, O_CLOEXEC) == 0 && ::pipe2(done, O_CLOEXEC) == 0));
+  int pipe_errno = errno;
   std::unique_ptr<RunnerSession> s(new RunnerSession());
   s->m_cfg = cfg;
   s->m_cmd_w = cmd[1];
   s->m_reply_r = reply[0];
+  s->m_go_w = go[1];
+  s->m_done_r = done[0];
+  auto close_inside_ends = [&] {
+    for (int fd : {cmd[0], reply[1], go[0], done[1]})
+      if (fd >= 0) ::close(fd);
+  };
+  if (!piped) {
+    close_inside_ends();
+    return util::fail("runner", std::string("pipe: ") + std::strerror(pipe_errno));
+  }
   s->m_reader = std::make_unique<ReplyReader>(reply[0]);
 
   sandbox::Request req;
@@ -81,13 +98,24 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   // mapping (the arena's pages are charged to the trusted side, not to the runner's cgroup).
   if (!cfg.gpu) req.profile.address_space_bytes = int64_t(arena.size()) + req.profile.memory_bytes + (1ll << 30);
   req.profile.max_processes = std::max(req.profile.max_processes, cfg.threads + 32);
-  req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)}};
+  s->m_process_limit = req.profile.max_processes;
+  // Candidate code gets the strict filter: a refused call or a new process is a verdict. (The GPU
+  // runner keeps the ordinary one until the CUDA driver is checked under it: docs/security.md.)
+  req.profile.strict_seccomp = !cfg.gpu;
+  // Idle OpenMP threads sleep instead of spinning: every CPU cycle of the runner outside a timed
+  // call counts against the candidate (runner_client_timing.cpp).
+  req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)},
+             {"OMP_WAIT_POLICY", "PASSIVE"}};
   req.inherit_fds = {cmd[0], reply[1], arena.fd()};
-  req.argv = {"/kwb/kwb-runner", "--fds",
-              std::to_string(cmd[0]) + "," + std::to_string(reply[1]) + "," + std::to_string(arena.fd())};
+  std::string fds = std::to_string(cmd[0]) + "," + std::to_string(reply[1]) + "," + std::to_string(arena.fd());
+  if (!cfg.gpu) {
+    req.inherit_fds.push_back(go[0]);
+    req.inherit_fds.push_back(done[1]);
+    for (int fd : {go[0], done[1]}) fds.append(",").append(std::to_string(fd));
+  }
+  req.argv = {"/kwb/kwb-runner", "--fds", fds};
   auto proc = sandbox::spawn(req);
-  ::close(cmd[0]);
-  ::close(reply[1]);
+  close_inside_ends();
   if (!proc) return std::unexpected(proc.error());
   s->m_process = std::move(*proc);
   ::signal(SIGPIPE, SIG_IGN);
@@ -96,8 +124,20 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
 
 RunnerSession::~RunnerSession() {
   if (m_process) m_process->kill();
-  if (m_cmd_w >= 0) ::close(m_cmd_w);
-  if (m_reply_r >= 0) ::close(m_reply_r);
+  for (int fd : {m_cmd_w, m_reply_r, m_go_w, m_done_r})
+    if (fd >= 0) ::close(fd);
+  if (m_view) ::munmap(m_view, m_view_bytes);
+}
+
+RunnerFailure RunnerSession::violation(const std::string& reason) {
+  m_process->kill();
+  return {core::Status::sandbox_violation, reason};
+}
+
+RunnerFailure RunnerSession::timeout_failure(const char* what, int timeout_ms) {
+  return {core::Status::time_limit, std::string(what) + " did not finish within " + std::to_string(timeout_ms) +
+                                        " ms (endless loop, deadlock, or far too slow)" +
+                                        kill_for_timeout(*m_process, m_stderr)};
 }
 
 RunnerFailure RunnerSession::classify_exit(const char* what) {
@@ -108,11 +148,21 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
   auto limit = sandbox::breach(outcome, "the candidate");
   std::string during = std::string(" (during ") + what + ")";
   std::string hint = limit.note.empty() ? "" : "; " + limit.note;
+  // A fork or thread bomb is an attempt on the sandbox whatever else became of the candidate.
+  if (outcome.process_limit_hit && limit.kind != sandbox::Breach::output && limit.kind != sandbox::Breach::memory &&
+      limit.kind != sandbox::Breach::outside_kill) {
+    std::string fate = outcome.signal ? "it then died of " + signal_text(outcome.signal)
+                                      : "it then exited with code " + std::to_string(outcome.exit_code);
+    return {core::Status::sandbox_violation,
+            "the candidate tried to start more processes or threads than allowed: " +
+                (limit.kind == sandbox::Breach::processes ? limit.reason : limit.note) + "; " + fate + during + note};
+  }
   switch (limit.kind) {
     case sandbox::Breach::output: return {core::Status::output_limit, limit.reason + during};
     case sandbox::Breach::memory: return {core::Status::memory_limit, limit.reason + during + hint};
     case sandbox::Breach::forbidden_syscall: return {core::Status::sandbox_violation, limit.reason + during + hint + note};
     case sandbox::Breach::cpu_time: return {core::Status::time_limit, limit.reason + during};
+    case sandbox::Breach::outside_kill: return {core::Status::error, limit.reason + during};
     case sandbox::Breach::processes: hint = "; " + limit.reason; break;
     case sandbox::Breach::file_size:  // SIGXFSZ: named by signal_text below
     case sandbox::Breach::wall_time:  // the session has no wall limit of its own: it stopped answering
@@ -125,7 +175,14 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
                                      " during " + what + " (did the candidate call exit()?)" + hint + note};
 }
 
-RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, int timeout_ms, const char* what) {
+RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& command, int timeout_ms, const char* what) {
+  // The previous command was answered exactly once: anything more on the pipe was written by
+  // someone else (and may have been read as that answer).
+  if (m_reader->buffered() || readable_now(m_reply_r))
+    return std::unexpected(violation(std::string("the runner's reply channel held a reply nobody asked for before ") +
+                                     what + ": the candidate wrote to the runner's reply descriptor"));
+  nlohmann::json cmd = command;
+  cmd["seq"] = ++m_seq;
   auto t0 = std::chrono::steady_clock::now();
   if (!wire::write_line(m_cmd_w, cmd)) return std::unexpected(classify_exit(what));
   nlohmann::json reply;
@@ -138,24 +195,33 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& cmd, i
   if (trace) std::fprintf(stderr, "kwb runner: %-8s %8.2f ms\n", op.c_str(), ms);
   switch (status) {
     case wire::LineReader::Status::ok: break;
-    case wire::LineReader::Status::timeout:
-      return std::unexpected(RunnerFailure{
-          core::Status::time_limit, std::string(what) + " did not finish within " + std::to_string(timeout_ms) +
-                                        " ms (endless loop, deadlock, or far too slow)" +
-                                        kill_for_timeout(*m_process, m_stderr)});
+    case wire::LineReader::Status::timeout: return std::unexpected(timeout_failure(what, timeout_ms));
     case wire::LineReader::Status::closed: return std::unexpected(classify_exit(what));
     case wire::LineReader::Status::too_long:
     case wire::LineReader::Status::bad_json:
-      m_process->kill();
-      return std::unexpected(RunnerFailure{core::Status::sandbox_violation,
-                                           std::string("the runner's control channel was corrupted during ") +
-                                               what + " (the candidate wrote to a descriptor it does not own)"});
+      return std::unexpected(violation(std::string("the runner's control channel was corrupted during ") + what +
+                                       " (the candidate wrote to the runner's reply descriptor)"));
   }
-  if (!reply.is_object() || !reply.value("ok", false)) {
-    std::string err = reply.is_object() ? reply.value("error", std::string("unknown error")) : "malformed reply";
-    return std::unexpected(RunnerFailure{core::Status::error, err});
-  }
+  if (auto problem = detail::reply_problem(reply, m_seq); !problem.empty())
+    return std::unexpected(violation("the runner's control channel was corrupted during " + std::string(what) + ": " +
+                                     problem + " (the candidate wrote to the runner's reply descriptor)"));
+  if (m_process->process_limit_reached())
+    return std::unexpected(violation("the candidate tried to start more processes or threads than the run profile's "
+                                     "limit of " + std::to_string(m_process_limit) +
+                                     " allows (a fork or thread bomb?), during " + what));
+  m_idle_from = runner_cpu_ns();
+  if (!reply.at("ok").get<bool>()) return std::unexpected(RunnerFailure{core::Status::error, reply.at("error").get<std::string>()});
   return reply;
+}
+
+RunnerResult<nlohmann::json> RunnerSession::command(const nlohmann::json& cmd, int timeout_ms, const char* what) {
+  auto r = request(cmd, timeout_ms, what);
+  // kwb-runner's own count is the candidate's to forge; this side counted the retaken samples.
+  if (r && !m_cfg.gpu && cmd.value("op", std::string()) == "stats") {
+    (*r)["discarded"] = m_discarded;
+    m_discarded = 0;
+  }
+  return r;
 }
 
 RunnerResult<void> RunnerSession::load(const std::string& so_inside, const std::string& entry) {
@@ -175,29 +241,29 @@ RunnerResult<void> RunnerSession::map(const SharedArena& arena, const std::vecto
   auto r = request({{"op", "map"}, {"shm_bytes", arena.size()}, {"buffers", buffers}, {"params", params}},
                    m_cfg.command_timeout_ms, "setup");
   if (!r) return std::unexpected(r.error());
+  if (!m_cfg.gpu) remap(arena, slots);
   return {};
 }
 
 RunnerResult<int64_t> RunnerSession::call() {
   auto r = request({{"op", "call"}}, m_cfg.command_timeout_ms, "a call of the kernel");
   if (!r) return std::unexpected(r.error());
-  auto ns = (*r).value("ns", nlohmann::json::array());
+  auto ns = (*r).value("ns", nlohmann::json::array());  // type-checked by reply_problem
   return ns.empty() ? int64_t(0) : ns[0].get<int64_t>();
 }
 
 RunnerResult<std::vector<int64_t>> RunnerSession::time(int calls, size_t flush_bytes, int timeout_ms, Copies copies) {
+  if (!m_cfg.gpu) return paced_time(calls, flush_bytes, timeout_ms);
   nlohmann::json cmd = {{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}};
   if (!copies.upload) cmd["upload"] = false;
   if (!copies.download) cmd["download"] = false;
   auto r = request(cmd, timeout_ms, "timing");
   if (!r) return std::unexpected(r.error());
-  try {
-    auto ns = (*r).at("ns").get<std::vector<int64_t>>();
-    if (int(ns.size()) != calls) throw std::runtime_error("count");
-    return ns;
-  } catch (const std::exception&) {
-    return std::unexpected(RunnerFailure{core::Status::sandbox_violation, "the runner returned malformed timings"});
-  }
+  auto ns = (*r).value("ns", nlohmann::json::array()).get<std::vector<int64_t>>();  // type-checked
+  if (int(ns.size()) != calls)
+    return std::unexpected(violation("the runner returned " + std::to_string(ns.size()) + " timings for " +
+                                     std::to_string(calls) + " calls"));
+  return ns;
 }
 
 void RunnerSession::kill() {

@@ -2,7 +2,17 @@
 // The trusted side of a kwb-runner session: starts the runner in the sandbox's run profile with
 // the shared arena and two pipes, sends commands and turns every way the runner can fail
 // (crash, hang, exit, garbage on the control pipe) into a verdict status with a reason.
+//
+// Nothing the runner says is trusted (issue 15 #12): every reply is type-checked and must carry
+// the number of the command it answers (runner_client_reply.hpp). A CPU candidate shares the
+// runner's process, so CPU timings are measured here (runner_client_timing.cpp): this side
+// poisons the outputs and flushes the caches, then releases each timed call itself and takes
+// both timestamps, and the kernel's account of the runner's CPU time says whether the candidate
+// worked outside the calls it was timed for. docs/security.md has the design and what is left.
+#include <sys/types.h>
+
 #include <cstdint>
+#include <ctime>
 #include <expected>
 #include <filesystem>
 #include <map>
@@ -60,9 +70,8 @@ class RunnerSession {
   }
   // A backend-specific command (kwb-gpu-runner: device, load, dims, stats, calibrate); the reply
   // when it says ok, else a failure with status error and the runner's message.
-  RunnerResult<nlohmann::json> command(const nlohmann::json& cmd, int timeout_ms, const char* what) {
-    return request(cmd, timeout_ms, what);
-  }
+  // For kwb-runner, "stats" answers this side's own count of retaken samples.
+  RunnerResult<nlohmann::json> command(const nlohmann::json& cmd, int timeout_ms, const char* what);
   // The runner's stderr so far is only available once it has stopped; this stops it.
   std::string finish();
   // Kills the sandbox at once (safe from another thread); pending requests then fail.
@@ -76,6 +85,9 @@ class RunnerSession {
   // The same split by kind of command: "timing" (timing batches and the fetch after them),
   // "calls" (single checked calls) and "setup" (everything else: map, load, dims, stats...).
   const std::map<std::string, double>& busy_by_kind() const { return m_busy_by_kind; }
+  // kwb-runner's CPU time so far, all its threads (the kernel's account, not the runner's word);
+  // -1 for the GPU runner or when unknown.
+  int64_t runner_cpu_time_ns() { return runner_cpu_ns(); }
   // Starts both counts again (a pre-started session's start-up is not the evaluation's).
   void reset_busy() {
     m_busy_ms = 0;
@@ -86,10 +98,30 @@ class RunnerSession {
   RunnerSession() = default;
   RunnerResult<nlohmann::json> request(const nlohmann::json& cmd, int timeout_ms, const char* what);
   RunnerFailure classify_exit(const char* what);
+  RunnerFailure violation(const std::string& reason);  // kills the runner
+  RunnerFailure timeout_failure(const char* what, int timeout_ms);
+  // CPU timing measured by this side (runner_client_timing.cpp).
+  RunnerResult<std::vector<int64_t>> paced_time(int calls, size_t flush_bytes, int timeout_ms);
+  void prepare_call(size_t flush_bytes);  // poison outputs, evict the tensors and the caches
+  bool runner_clock();                    // finds the runner's CPU clock; false when it cannot
+  int64_t runner_cpu_ns();                // the runner process's CPU time (all its threads), -1 unknown
+  void remap(const SharedArena& arena, const std::vector<TensorSlot>& slots);
 
   RunnerConfig m_cfg;
   std::unique_ptr<sandbox::Process> m_process;
   int m_cmd_w = -1, m_reply_r = -1;
+  int m_go_w = -1, m_done_r = -1;  // paced timing (kwb-runner only)
+  uint64_t m_seq = 0;              // number of the last command sent
+  // This side's own mapping of the arena, and the tensors in it (offset, bytes).
+  char* m_view = nullptr;
+  size_t m_view_bytes = 0;
+  std::vector<std::pair<size_t, size_t>> m_outputs, m_tensors;
+  std::vector<char> m_flush;
+  pid_t m_runner_pid = -1;
+  clockid_t m_runner_clockid{};
+  int64_t m_idle_from = -1;        // the runner's CPU time when it was last left idle
+  int m_discarded = 0;             // samples retaken since the last stats (preempted)
+  int m_process_limit = 0;         // the run profile's processes + threads
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;
   double m_busy_ms = 0;

@@ -3,6 +3,9 @@
 // workload or evaluation: a fresh vector of hundreds of MB costs page faults and zeroing, tens of
 // ms each time on the H200's host. The pool keeps at most k_pool_bytes in all (the daemon holds
 // that much between evaluations); smaller vectors are not worth keeping.
+//
+// BasicVectorPool is one pool (tests make their own, so none depends on what another left);
+// VectorPool<T> is the process-wide one the harness uses.
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -13,49 +16,72 @@ inline constexpr size_t k_pool_bytes = size_t(2) << 30;
 inline constexpr size_t k_pool_min_bytes = size_t(1) << 20;
 
 template <class T>
-class VectorPool {
+class BasicVectorPool {
  public:
-  // A vector of `count` elements (values unspecified where it was recycled).
-  static std::vector<T> take(size_t count) {
+  explicit BasicVectorPool(size_t max_bytes = k_pool_bytes) : m_max_bytes(max_bytes) {}
+  BasicVectorPool(const BasicVectorPool&) = delete;
+  BasicVectorPool& operator=(const BasicVectorPool&) = delete;
+
+  // A vector of `count` elements (values unspecified where it was recycled): the smallest kept
+  // vector that holds `count`, else a new one.
+  std::vector<T> take(size_t count) {
     std::vector<T> v;
     {
-      std::lock_guard lock(s_mutex);
-      size_t best = s_free.size();
-      for (size_t i = 0; i < s_free.size(); ++i)
-        if (s_free[i].capacity() >= count && (best == s_free.size() || s_free[i].capacity() < s_free[best].capacity()))
+      std::lock_guard lock(m_mutex);
+      size_t best = m_free.size();
+      for (size_t i = 0; i < m_free.size(); ++i)
+        if (m_free[i].capacity() >= count && (best == m_free.size() || m_free[i].capacity() < m_free[best].capacity()))
           best = i;
-      if (best < s_free.size()) {
-        v = std::move(s_free[best]);
-        s_free.erase(s_free.begin() + long(best));
-        s_bytes -= v.capacity() * sizeof(T);
+      if (best < m_free.size()) {
+        v = std::move(m_free[best]);
+        m_free.erase(m_free.begin() + long(best));
+        m_bytes -= v.capacity() * sizeof(T);
       }
     }
     v.resize(count);
     return v;
   }
-  static void give(std::vector<T>&& v) {
+  void give(std::vector<T>&& v) {
     const size_t bytes = v.capacity() * sizeof(T);
     if (bytes < k_pool_min_bytes) return;
-    std::lock_guard lock(s_mutex);
-    s_free.push_back(std::move(v));
-    s_bytes += bytes;
-    while (s_bytes > k_pool_bytes) {  // drop the oldest
-      s_bytes -= s_free.front().capacity() * sizeof(T);
-      s_free.erase(s_free.begin());
+    std::lock_guard lock(m_mutex);
+    m_free.push_back(std::move(v));
+    m_bytes += bytes;
+    while (m_bytes > m_max_bytes) {  // drop the oldest
+      m_bytes -= m_free.front().capacity() * sizeof(T);
+      m_free.erase(m_free.begin());
     }
   }
   // `v` holds `count` elements, recycled from the pool if it must grow.
-  static void fit(std::vector<T>& v, size_t count) {
+  void fit(std::vector<T>& v, size_t count) {
     if (v.size() == count) return;
     if (v.capacity() >= count) return v.resize(count);
     give(std::move(v));
     v = take(count);
   }
+  size_t bytes() const {
+    std::lock_guard lock(m_mutex);
+    return m_bytes;
+  }
 
  private:
-  static inline std::mutex s_mutex;
-  static inline std::vector<std::vector<T>> s_free;
-  static inline size_t s_bytes = 0;
+  const size_t m_max_bytes;
+  mutable std::mutex m_mutex;
+  std::vector<std::vector<T>> m_free;
+  size_t m_bytes = 0;
+};
+
+// The process-wide pool of T vectors.
+template <class T>
+class VectorPool {
+ public:
+  static std::vector<T> take(size_t count) { return shared().take(count); }
+  static void give(std::vector<T>&& v) { shared().give(std::move(v)); }
+  static void fit(std::vector<T>& v, size_t count) { shared().fit(v, count); }
+  static BasicVectorPool<T>& shared() {
+    static BasicVectorPool<T> pool;
+    return pool;
+  }
 };
 
 }  // namespace kwb::eval

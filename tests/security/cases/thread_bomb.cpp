@@ -1,4 +1,5 @@
-// kwb-expect: op=vector_add status=crashed reason="HELD: threads" also="processes and threads was reached" needs=cgroup
+// kwb-expect: op=vector_add status=sandbox_violation reason="tried to start more processes or threads" also="HELD: threads" needs=cgroup
+// The process limit refusing a thread is an attempt on the sandbox (issue 15 #13).
 // Starts threads until that fails; threads count against the same pids limit as processes.
 #include <cerrno>
 #include <cstdarg>

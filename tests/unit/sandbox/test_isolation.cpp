@@ -260,5 +260,38 @@ TEST(SandboxIsolation, SeccompKillsOnHostileSyscallsAndNamesThem) {
   }
 }
 
+TEST(SandboxIsolation, StrictFilterKillsOnProbesAndNewProcessesButAllowsThreads) {
+  // Issue 15 #13: for candidate code, what the ordinary filter refuses quietly is a kill that the
+  // verdict sees, and so is starting a process; threads keep working (clone3 -> ENOSYS -> clone).
+  KWB_NEED_PYTHON();
+  TempDir job;
+  Profile strict = run_profile();
+  strict.strict_seccomp = true;
+  const char* threads = "import threading; t = threading.Thread(target=lambda: print('thread', flush=True)); "
+                        "t.start(); t.join(); print('joined', flush=True)";
+  Outcome ok = run_ok(make_request(job, {"/usr/bin/python3", "-c", threads}, strict));
+  EXPECT_TRUE(ok.ok()) << ok.stderr_text;
+  EXPECT_EQ(ok.stdout_text, "thread\njoined\n");
+  for (auto [what, script] : std::vector<std::pair<std::string, std::string>>{
+           {"socket", "import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)"},
+           {"io_uring_setup", "import ctypes; ctypes.CDLL(None).syscall(425, 1, None)"},
+           {"clone", "import os; os.fork()"},
+           {"fork", "import ctypes; ctypes.CDLL(None).syscall(57)"}}) {
+    Outcome o = run_ok(make_request(job, {"/usr/bin/python3", "-c", "print('before', flush=True); " + script +
+                                                                     "; print('survived', flush=True)"},
+                                    strict));
+    EXPECT_EQ(o.signal, SIGSYS) << what << ": " << o.stderr_text;
+    EXPECT_EQ(o.stdout_text, "before\n") << what;
+    auto b = breach(o, "the command");
+    EXPECT_EQ(b.kind, Breach::forbidden_syscall) << what;
+    if (!o.denied_syscall.empty()) {
+      EXPECT_NE(o.denied_syscall.find(what), std::string::npos) << o.denied_syscall;
+    }
+  }
+  // The ordinary filter still refuses a socket quietly (compilers and the GPU runner get it).
+  Outcome quiet = run_ok(make_request(job, {"/usr/bin/python3", "-c", "import socket\ntry:\n socket.socket()\nexcept OSError as e:\n print(e.errno)"}));
+  EXPECT_EQ(quiet.stdout_text, "1\n") << quiet.stderr_text;
+}
+
 }  // namespace
 }  // namespace kwb::sandbox::test

@@ -1,0 +1,245 @@
+// CPU timings measured by the trusted side (issue 15 #12). A CPU candidate shares kwb-runner's
+// process and can forge anything that process reports, so the runner only executes calls:
+//
+//   this side, per call:  poison outputs, evict the tensors and the caches   (runner idle)
+//                         read the runner's CPU time C_i, then the clock t_go
+//                         write 'g' on the go pipe ............. runner: read 'g', call, write
+//                         poll the done pipe, then the clock t_done            its own ns on done
+//   sample = t_done - t_go (the runner's own figure must not exceed it: a cross-check only)
+//
+// The kernel's account of the runner process's CPU time (all its threads, the exited ones too;
+// clock_getcpuclockid) then tells whether the candidate worked where it was not timed: from one
+// release to the next the runner may use at most `threads` x the sample (+ a small slack), and
+// while it waits for a command (between requests, and before the first call of a batch) almost
+// nothing. The strict seccomp filter kills the runner on any new process, so no other process's
+// CPU time can hide work. docs/security.md lists what is left.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "eval/runner_client.hpp"
+#include "launcher/sandbox.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace kwb::eval {
+
+namespace {
+
+// CPU time the runner may use from one release to the next beyond `threads` x the sample: the
+// handshake's system calls after the done message (measured: 1-3 us).
+constexpr int64_t k_cycle_slack_ns = 10'000;
+// CPU time the runner may use while it waits for commands (the tail of its last reply) beyond
+// the wall time it took to acknowledge the batch. Interrupts that hit the runner's core while it
+// runs are charged to it (no IRQ time accounting here): a loaded machine showed 119 us.
+constexpr int64_t k_idle_slack_ns = 250'000;
+// Beyond the slack, CPU time up to this (+ 10 %) only raises the sample; more is a violation.
+constexpr int64_t k_excess_judged_ns = 200'000;
+constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted during its call
+
+int64_t monotonic_ns() {  // the clock kwb-runner reads (CLOCK_MONOTONIC), for the cross-check
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Involuntary context switches of the runner's main thread (the one that calls the kernel), -1
+// when unreadable: a sample during which the thread was preempted measures the machine.
+long involuntary_switches(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/status", int(pid), int(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  const char* at = std::strstr(buf, "nonvoluntary_ctxt_switches:");
+  return at ? std::strtol(at + std::strlen("nonvoluntary_ctxt_switches:"), nullptr, 10) : -1;
+}
+
+// Ends every reason of a timing violation, whichever check saw it first.
+constexpr const char* k_timed_here = " (CPU calls are timed by the workbench, not by the runner)";
+
+std::string us(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", double(ns) / 1e3);
+  return buf;
+}
+
+}  // namespace
+
+bool RunnerSession::runner_clock() {
+  if (m_runner_pid > 0) return true;
+  if (m_cfg.gpu || !m_process) return false;
+  pid_t pid = m_process->command_pid();
+  clockid_t id{};
+  if (pid <= 0 || ::clock_getcpuclockid(pid, &id) != 0) return false;
+  m_runner_pid = pid;
+  m_runner_clockid = id;
+  return true;
+}
+
+int64_t RunnerSession::runner_cpu_ns() {
+  if (!runner_clock()) return -1;
+  timespec ts{};
+  if (::clock_gettime(m_runner_clockid, &ts) != 0) return -1;
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void RunnerSession::remap(const SharedArena& arena, const std::vector<TensorSlot>& slots) {
+  if (m_view) ::munmap(m_view, m_view_bytes);
+  m_view = nullptr;
+  m_view_bytes = 0;
+  void* p = ::mmap(nullptr, arena.size(), PROT_READ | PROT_WRITE, MAP_SHARED, arena.fd(), 0);
+  if (p != MAP_FAILED) {
+    m_view = static_cast<char*>(p);
+    m_view_bytes = arena.size();
+  }
+  m_outputs.clear();
+  m_tensors.clear();
+  for (const auto& s : slots) {
+    m_tensors.emplace_back(s.offset, s.bytes);
+    if (s.role != core::Role::in) m_outputs.emplace_back(s.offset, s.bytes);
+  }
+}
+
+void RunnerSession::prepare_call(size_t flush_bytes) {
+  // Poisoned outputs: a kernel cannot skip work because the answer is already there.
+  for (const auto& [offset, bytes] : m_outputs) std::memset(m_view + offset, 0xff, bytes);
+  size_t tensor_bytes = 0;
+  for (const auto& t : m_tensors) tensor_bytes += t.second;
+#if defined(__x86_64__)
+  // CLFLUSH evicts a line from every cache of the machine, the runner's core's own L1/L2 too,
+  // which writing a buffer from this side's core would not reach. Worth it while the tensors are
+  // small next to the flush buffer; larger ones do not stay in a core's private caches anyway.
+  if (tensor_bytes <= flush_bytes) {
+    for (const auto& [offset, bytes] : m_tensors) {
+      const char* end = m_view + offset + bytes;
+      for (const char* line = m_view + (offset & ~size_t(63)); line < end; line += 64) _mm_clflush(line);
+    }
+    _mm_mfence();
+  }
+#endif
+  // Evict the last-level cache (shared with the runner's core): write a buffer twice its size.
+  if (m_flush.size() != flush_bytes) m_flush.assign(flush_bytes, 0);
+  for (size_t j = 0; j < m_flush.size(); j += 64) m_flush[j] = char(m_flush[j] + 1);
+}
+
+RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t flush_bytes, int timeout_ms) {
+  const char* what = "timing";
+  if (!m_view) return std::unexpected(RunnerFailure{core::Status::error, "timing before the arena was mapped"});
+  if (!runner_clock())
+    return std::unexpected(RunnerFailure{core::Status::error,
+                                         "cannot read the runner's CPU time (/proc/<pid>, clock_getcpuclockid), without "
+                                         "which a CPU candidate cannot be timed soundly"});
+  const int64_t idle_from = m_idle_from;  // before this request: its processing counts as idle
+  const auto asked = std::chrono::steady_clock::now();
+  auto ack = request({{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}, {"paced", true}}, timeout_ms, what);
+  if (!ack) return std::unexpected(ack.error());
+  const int64_t ack_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - asked).count();
+  if (!ack->value("paced", false)) return std::unexpected(violation(std::string("the runner did not start the paced timing it acknowledged") + k_timed_here));
+
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::milliseconds(timeout_ms);
+  const int64_t threads = std::max(1, m_cfg.threads);
+  std::vector<int64_t> samples;
+  samples.reserve(size_t(std::max(calls, 0)));
+  int64_t cpu_at_go = -1, last_wall = 0;
+  bool last_pushed = false;  // the previous call's sample was kept (not retaken)
+  // The runner's CPU time from the previous release to now must fit the time it was given.
+  auto close_cycle = [&](int64_t cpu_now) -> std::optional<RunnerFailure> {
+    if (cpu_at_go < 0) {
+      static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
+      if (trace) std::fprintf(stderr, "kwb runner: idle cpu %8.1f us, ack %8.1f us\n", (cpu_now - idle_from) / 1e3, ack_ns / 1e3);
+      if (idle_from >= 0 && cpu_now - idle_from > k_idle_slack_ns + ack_ns)
+        return violation("the candidate worked while the runner waited for the timing command (" +
+                         us(cpu_now - idle_from) + " of CPU time): work hidden from the timed calls" + k_timed_here);
+      return std::nullopt;
+    }
+    const int64_t used = cpu_now - cpu_at_go;
+    const int64_t allowed = threads * (last_wall + last_wall / 100 + k_cycle_slack_ns);
+    static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
+    if (trace) std::fprintf(stderr, "kwb runner: call %8.1f us, runner cpu %8.1f us\n", last_wall / 1e3, used / 1e3);
+    // A small excess (interrupts that hit the runner's core are charged to it) is not judged: the
+    // sample is raised to the CPU time the call took, so it is never faster than the real work.
+    if (used > allowed && used - allowed <= k_excess_judged_ns + allowed / 10) {
+      if (last_pushed) samples.back() = std::max(samples.back(), used / threads);
+      return std::nullopt;
+    }
+    if (used > allowed)
+      return violation("the candidate worked outside its timed call: the runner used " + us(used) +
+                       " of CPU time around a call the workbench timed at " + us(last_wall) + " with " +
+                       std::to_string(threads) + " thread(s) allowed (signalling done early, or working on other "
+                       "threads or before the call)" + k_timed_here);
+    return std::nullopt;
+  };
+  int retakes = 0;
+  while (int(samples.size()) < calls) {
+    prepare_call(flush_bytes);
+    const int64_t cpu = runner_cpu_ns();
+    if (cpu < 0) return std::unexpected(classify_exit(what));
+    if (auto f = close_cycle(cpu)) return std::unexpected(*f);
+    const long switches = involuntary_switches(m_runner_pid);
+    const int64_t t_go = monotonic_ns();
+    const char go = 'g';
+    if (::write(m_go_w, &go, 1) != 1) return std::unexpected(classify_exit(what));
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      pollfd p{m_done_r, POLLIN, 0};
+      int rc = ::poll(&p, 1, int(std::max<int64_t>(left, 0)));
+      if (rc > 0) break;
+      if (rc < 0 && errno == EINTR) continue;
+      return std::unexpected(timeout_failure(what, timeout_ms));
+    }
+    const int64_t t_done = monotonic_ns();
+    int64_t reported = -1;
+    ssize_t n;
+    while ((n = ::read(m_done_r, &reported, sizeof reported)) < 0 && errno == EINTR) {
+    }
+    if (n <= 0) return std::unexpected(classify_exit(what));
+    if (n != sizeof reported) return std::unexpected(violation(std::string("a torn message on the runner's done pipe during timing") + k_timed_here));
+    const int64_t wall = t_done - t_go;
+    if (reported < 0 || reported > wall)
+      return std::unexpected(violation("the runner reported a call of " + us(reported) + " that the workbench saw take " +
+                                       us(wall) + ": the runner's figures were forged" + k_timed_here));
+    cpu_at_go = cpu;
+    last_wall = wall;
+    const long after = involuntary_switches(m_runner_pid);
+    if (switches >= 0 && after != switches && retakes < k_max_retakes) {
+      ++retakes;
+      ++m_discarded;
+      last_pushed = false;
+      continue;
+    }
+    retakes = 0;
+    samples.push_back(wall);
+    last_pushed = true;
+  }
+  const int64_t cpu_end = runner_cpu_ns();
+  if (cpu_end < 0) return std::unexpected(classify_exit(what));
+  if (auto f = close_cycle(cpu_end)) return std::unexpected(*f);
+  const char end = 'e';
+  if (::write(m_go_w, &end, 1) != 1) return std::unexpected(classify_exit(what));
+  m_idle_from = cpu_end;  // the rest of the last call's tail counts against the next batch
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  m_busy_ms += ms;
+  m_busy_by_kind["timing"] += ms;
+  pollfd p{m_done_r, POLLIN, 0};
+  if (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+    return std::unexpected(violation(std::string("more messages on the runner's done pipe than calls: the candidate wrote to it") + k_timed_here));
+  return samples;
+}
+
+}  // namespace kwb::eval
