@@ -259,7 +259,7 @@ void add_ci_command(CLI::App& app, util::Settings& settings, int& code) {
       "promote", "Re-validate pending winners with fresh seeds, re-time the incumbents, promote those that still win");
   promote->add_option("--policy", a->policy,
                       "JSON policy file: {\"min_gain_pct\": 3, \"same_margin_pct\": 2, \"max_regression_pct\": 5, "
-                      "\"confidence\": 0.99, \"decide_budget_ms\": 3000, \"min_blocks\": 10}");
+                      "\"confidence\": 0.99, \"decide_budget_ms\": 3000, \"min_blocks\": 20}");
   promote->add_option("--report-json", a->report_json, "Write the kwb.ci-promote.v1 JSON report here");
   promote->add_option("--junit", a->junit, "Write a JUnit XML report here");
   promote->add_option("--op", a->ops, "Only these ops (repeatable)");

@@ -191,6 +191,7 @@ std::unique_ptr<TimingSubject> CpuEvaluation::timing_subject(const std::string& 
   cfg.who = who;
   cfg.flush_bytes = m_device.llc_bytes * 2;
   cfg.timeout_ms = m_opt.run_timeout_ms;
+  cfg.freeze = false;  // the trusted CPU timing charges the runner's CPU between commands (timing_subject.hpp)
   return std::make_unique<TimingSubject>(m_spec, *m_variant, m_reference, *m_arena, *m_runner, std::move(cfg));
 }
 

@@ -20,6 +20,13 @@ struct TimingSubjectConfig {
   size_t flush_bytes = 0;     // the same flush as the benchmark stage
   bool device_copies = false; // kwb-gpu-runner: the device holds the arena (fetch before verifying)
   int timeout_ms = 10000;     // per block
+  // Freeze this side's sandbox while the other side is timed. GPU runners: yes (a launcher's host
+  // code could keep working, or queue device work, during the other side's block). kwb-runner
+  // (cpu): no need, and SIGSTOP/SIGCONT would read as work of its own: the trusted CPU timing
+  // already charges every CPU nanosecond the runner's process spends between two commands
+  // (docs/security.md "Runner replies and CPU timings"), so work left running into the other
+  // side's block fails the candidate's next block as a sandbox_violation.
+  bool freeze = true;
   // Makes the runner ready for a workload (CUDA: load the config that won it, send its launch
   // dimensions); nothing or why it failed.
   std::function<std::optional<CheckFailure>(const core::Workload&)> setup;
@@ -40,8 +47,10 @@ class TimingSubject {
   std::expected<std::vector<double>, CheckFailure> block(int calls);
   // Verifies the outputs the last block left.
   std::optional<CheckFailure> verify(const std::string& when);
-  util::Result<void> freeze() { return m_runner.freeze(); }
-  void thaw() { m_runner.thaw(); }
+  util::Result<void> freeze() { return m_cfg.freeze ? m_runner.freeze() : util::Result<void>{}; }
+  void thaw() {
+    if (m_cfg.freeze) m_runner.thaw();
+  }
   const std::string& who() const { return m_cfg.who; }
 
  private:

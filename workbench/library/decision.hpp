@@ -14,7 +14,7 @@ struct Policy {
   double max_regression_pct = 5.0;  // no bench workload slower than this, by its estimate or its interval
   double confidence = 0.99;         // of each workload's interval
   int decide_budget_ms = 3000;      // interleaved timing per bench workload, at most
-  int min_blocks = 10;              // block pairs before a workload may be settled
+  int min_blocks = 20;              // block pairs before a workload may be settled or stop on the budget
 };
 
 // One bench workload's comparison, named.
