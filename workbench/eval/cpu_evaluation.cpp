@@ -123,6 +123,10 @@ bool CpuEvaluation::start_runner() {
   if (!arena) return fail(core::Status::error, arena.error().what());
   m_arena.emplace(std::move(*arena));
   RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, m_opt.run_memory_bytes};
+  // The session may also be timed against the incumbent in the decide stage (at least
+  // min_blocks block pairs per bench workload): the run profile's 30 s of CPU stopped slow
+  // incumbents there. Every command still has its own timeout; this is the session's backstop.
+  cfg.cpu_seconds = 300;
   auto t = std::chrono::steady_clock::now();
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
