@@ -1,6 +1,7 @@
 #include "launcher/kernel_log.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <seccomp.h>
 #include <unistd.h>
 
@@ -40,9 +41,18 @@ std::string seccomp_kills_since(int fd, long first_pid) {
   if (fd < 0) return "";
   std::vector<std::string> names;
   char buf[8192];
+  // The kernel's audit thread prints the record a moment after the kill: when none of this
+  // sandbox's is there yet, wait for it a little (only after a SIGSYS, so no one else pays).
+  int grace_ms = 100;
   for (int records = 0; records < 100000; ++records) {
     ssize_t n = read(fd, buf, sizeof buf);  // one record per read
     if (n < 0 && (errno == EINTR || errno == EPIPE)) continue;  // EPIPE: records were overwritten
+    if (n < 0 && errno == EAGAIN && names.empty() && grace_ms > 0) {
+      pollfd p{fd, POLLIN, 0};
+      int waited = poll(&p, 1, 20);
+      grace_ms -= 20;
+      if (waited >= 0) continue;
+    }
     if (n <= 0) break;                                           // EAGAIN: no newer record
     std::string_view record(buf, static_cast<size_t>(n));
     if (record.find("type=1326") == std::string_view::npos || field(record, "sig=") != "31") continue;

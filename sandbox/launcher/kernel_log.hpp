@@ -6,7 +6,9 @@
 // records logged meanwhile are read back. Best effort: without a readable /dev/kmsg (containers,
 // dmesg_restrict, auditd running) the name stays unknown. Records of processes older than the
 // sandbox's bwrap are skipped, but a sandbox started later and killed at the same moment can
-// still add its call to the list.
+// still add its call to the list, and the kernel's printk rate limit (10 records per 5 s) can
+// drop this sandbox's own record while another's is read. The records arrive a moment after
+// the kill (the audit thread prints them): up to 100 ms are waited for the first one.
 #include <string>
 
 namespace kwb::sandbox::detail {
