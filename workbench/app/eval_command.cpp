@@ -110,7 +110,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
     gpu = CudaBackend{cuda, *device};
-    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, reference::find(spec->op), cand, opt, cuda, *device);
+    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, compiled_in_references(), cand, opt, cuda, *device);
     if (device->present) cuda_eval->adopt_session(std::move(*session));
     else session->reset();
     evaluation = std::move(cuda_eval);
@@ -118,7 +118,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   } else {
     auto device = eval::cpu_device(*db);
     if (!device) return usage_error(device.error().what());
-    evaluation = std::make_unique<eval::CpuEvaluation>(*spec, reference::find(spec->op), cand, opt, *device);
+    evaluation = std::make_unique<eval::CpuEvaluation>(*spec, compiled_in_references(), cand, opt, *device);
     verdict = eval::run_to_verdict(*evaluation);
   }
   if (a.compare && verdict.status == core::Status::accepted) {

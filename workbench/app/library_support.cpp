@@ -45,6 +45,28 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   return b;
 }
 
+namespace {
+class CompiledInReference : public eval::Reference {
+ public:
+  explicit CompiledInReference(core::ReferenceFn fn) : m_fn(fn) {}
+  util::Result<void> compute(const core::ReferenceArgs& args) override {
+    m_fn(args);
+    return {};
+  }
+
+ private:
+  core::ReferenceFn m_fn;
+};
+}  // namespace
+
+eval::ReferenceOpener compiled_in_references() {
+  return [](const core::Spec& spec) -> util::Result<std::shared_ptr<eval::Reference>> {
+    auto fn = reference::find(spec.op);
+    if (!fn) return util::fail("", "no reference is compiled in for op " + spec.op);
+    return std::make_shared<CompiledInReference>(fn);
+  };
+}
+
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
                                            CudaBackend cuda) {
   return [&specs, base = opt, cpu, cuda](const store::CandidateRecord& rec, const std::string& source,
@@ -56,9 +78,9 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     if (rec.backend == "cpu")
       return std::unique_ptr<eval::Evaluation>(
-          new eval::CpuEvaluation(*spec, reference::find(rec.op), std::move(cand), opt, cpu, std::move(progress)));
+          new eval::CpuEvaluation(*spec, compiled_in_references(), std::move(cand), opt, cpu, std::move(progress)));
     if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
-      auto e = std::make_unique<eval::CudaEvaluation>(*spec, reference::find(rec.op), std::move(cand), opt,
+      auto e = std::make_unique<eval::CudaEvaluation>(*spec, compiled_in_references(), std::move(cand), opt,
                                                       cuda.options, cuda.device, std::move(progress));
       if (cuda.sessions && cuda.device.present)
         if (auto s = cuda.sessions->take()) e->adopt_session(std::move(s));

@@ -11,6 +11,7 @@
 #include "eval/cuda_evaluation.hpp"
 #include "eval/gpu_session_pool.hpp"
 #include "eval/options.hpp"
+#include "eval/reference.hpp"
 #include "exec/pipeline.hpp"
 #include "spec/loader.hpp"
 #include "util/settings.hpp"
@@ -31,6 +32,8 @@ struct CudaBackend {
 // The GPU helpers beside kwb-runner, the device (found and calibrated once; never an error).
 CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt);
 // Evaluations of cpu and cuda candidates; `specs` must outlive it.
+// The references of the specs, opened for each evaluation.
+eval::ReferenceOpener compiled_in_references();
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
                                            CudaBackend cuda);
 

@@ -33,9 +33,9 @@ util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const 
   return found;
 }
 
-CpuEvaluation::CpuEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand,
+CpuEvaluation::CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                              EvalOptions opt, CpuDevice device, ProgressFn progress)
-    : m_spec(spec), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)),
+    : m_spec(spec), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)),
       m_device(std::move(device)), m_progress(std::move(progress)), m_seeds(m_opt.seed),
       m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
@@ -77,7 +77,10 @@ bool CpuEvaluation::analyze() {
   if (!variant) return fail(core::Status::rejected, variant.error().what());
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
-  if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
+    return fail(core::Status::error, ref.error().what());
+  else
+    m_reference = *ref;
   analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
   analysis::Request request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags};
   request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
@@ -196,7 +199,7 @@ std::unique_ptr<TimingSubject> CpuEvaluation::timing_subject(const std::string& 
   cfg.flush_bytes = m_device.llc_bytes * 2;
   cfg.timeout_ms = m_opt.run_timeout_ms;
   cfg.freeze = false;  // the trusted CPU timing charges the runner's CPU between commands (timing_subject.hpp)
-  return std::make_unique<TimingSubject>(m_spec, *m_variant, m_reference, *m_arena, *m_runner, std::move(cfg));
+  return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
 }
 
 void CpuEvaluation::report(const StageEvent& e) {

@@ -24,7 +24,7 @@ util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const 
 
 class CpuEvaluation : public Evaluation {
  public:
-  CpuEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand, EvalOptions opt,
+  CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
                 CpuDevice device, ProgressFn progress = {});
   ~CpuEvaluation() override;
 
@@ -48,7 +48,8 @@ class CpuEvaluation : public Evaluation {
   void emit(Stage s, bool finished, std::string detail = {});
 
   const core::Spec& m_spec;
-  core::ReferenceFn m_reference;
+  ReferenceOpener m_open_reference;
+  std::shared_ptr<Reference> m_reference;  // opened by analyze()
   core::Candidate m_cand;
   EvalOptions m_opt;
   CpuDevice m_device;

@@ -48,10 +48,10 @@ CheckFailure classify_gpu_failure(core::Status status, const std::string& reason
   return {status, reason};
 }
 
-CudaEvaluation::CudaEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand,
+CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
                                std::shared_ptr<build::NvrtcCompiler> compiler)
-    : m_spec(spec), m_launcher(cand.backend == "cuda-launcher"), m_reference(reference), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
+    : m_spec(spec), m_launcher(cand.backend == "cuda-launcher"), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
       m_device(std::move(device)), m_progress(std::move(progress)), m_compiler(std::move(compiler)),
       m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
@@ -121,7 +121,10 @@ bool CudaEvaluation::analyze() {
         }
       }
     }
-  if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
+    return fail(core::Status::error, ref.error().what());
+  else
+    m_reference = *ref;
   std::string analysed;
   bool ok = static_analysis(analysed);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);
@@ -295,7 +298,7 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
     if (use_config(c) && send_dims(c, w)) return std::nullopt;
     return CheckFailure{m_verdict.status, m_verdict.reason};
   };
-  return std::make_unique<TimingSubject>(m_spec, *m_variant, m_reference, *m_arena, *m_runner, std::move(cfg));
+  return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
 }
 
 void CudaEvaluation::report(const StageEvent& e) {

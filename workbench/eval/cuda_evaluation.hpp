@@ -36,7 +36,7 @@ struct CudaOptions {
 class CudaEvaluation : public Evaluation {
  public:
   // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
-  CudaEvaluation(const core::Spec& spec, core::ReferenceFn reference, core::Candidate cand, EvalOptions opt,
+  CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
                  CudaOptions cuda, CudaDevice device, ProgressFn progress = {},
                  std::shared_ptr<build::NvrtcCompiler> compiler = nullptr);
   ~CudaEvaluation() override;
@@ -78,7 +78,8 @@ class CudaEvaluation : public Evaluation {
 
   const core::Spec& m_spec;
   bool m_launcher = false;  // backend cuda-launcher
-  core::ReferenceFn m_reference;
+  ReferenceOpener m_open_reference;
+  std::shared_ptr<Reference> m_reference;  // opened by analyze()
   core::Candidate m_cand;
   EvalOptions m_opt;
   CudaOptions m_cuda;

@@ -31,7 +31,10 @@ bool CudaEvaluation::analyze_launcher() {
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
   m_configs = {core::TuneConfig{}};
-  if (!m_reference) return fail(core::Status::error, "no trusted reference is compiled in for op " + m_spec.op);
+  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
+    return fail(core::Status::error, ref.error().what());
+  else
+    m_reference = *ref;
   // Host code of the candidate runs in the sandboxed runner: the analysis checks the entry's
   // signature, the stream discipline and the host-code rules of cpu candidates (docs/analysis.md).
   analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");

@@ -163,7 +163,7 @@ bool CudaEvaluation::run_tests() {
         res.params = w.params;
       }
       core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
-      WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+      WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
       h.overlap_reference(true);  // the reference runs while the GPU does
       h.account_to(&m_trusted);
       if (auto f = h.prepare()) return fail_check(*f);
@@ -198,7 +198,7 @@ bool CudaEvaluation::run_bench() {
     res.name = w.name;
     res.kind = "bench";
     res.params = w.params;
-    WorkloadHarness h(m_spec, *m_variant, m_reference, *m_arena, *m_runner, w, res);
+    WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
     h.overlap_reference(true);
     h.account_to(&m_trusted);
     if (auto f = h.prepare()) return fail_check(*f);

@@ -45,7 +45,7 @@ void give_all(std::map<std::string, std::vector<T>>& buffers) {
 
 }  // namespace
 
-WorkloadHarness::WorkloadHarness(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
+WorkloadHarness::WorkloadHarness(const core::Spec& spec, const core::Variant& variant, Reference& reference,
                                  SharedArena& arena, RunnerSession& runner, const core::Workload& workload,
                                  core::WorkloadResult& result)
     : m_spec(spec), m_variant(variant), m_reference(reference), m_arena(arena), m_runner(runner),
@@ -81,20 +81,23 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
 }
 
 WorkloadHarness::~WorkloadHarness() {
-  if (m_reference_done.valid()) m_reference_done.wait();
+  if (m_reference_done.valid()) m_reference_done.wait();  // it holds references to this harness's vectors
   give_all(m_inputs);
   give_all(m_expected);
   give_all(m_first);
 }
 
-void WorkloadHarness::await_reference() {
-  if (!m_reference_done.valid()) return;
-  ScopeTimer timer(m_times ? &m_times->reference_wait_ms : nullptr);
-  m_reference_done.get();
+std::optional<CheckFailure> WorkloadHarness::await_reference() {
+  if (m_reference_done.valid()) {
+    ScopeTimer timer(m_times ? &m_times->reference_wait_ms : nullptr);
+    auto done = m_reference_done.get();
+    if (!done) m_reference_failure = CheckFailure{core::Status::error, blame_spec(m_spec, context() + ": " + done.error().what())};
+  }
+  return m_reference_failure;
 }
 
 void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed) {
-  await_reference();  // it reads the inputs and writes the expected outputs about to be replaced
+  if (await_reference()) return;  // it reads the inputs and writes the expected outputs about to be replaced
   // The outputs the arena holds were verified for the inputs about to be replaced: their
   // checksums let a later mismatch say "identical to the previous inputs' output" (a cache).
   if (m_outputs_verified) {
@@ -136,10 +139,11 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       args.outputs[s.name] = &want;
     }
   }
-  if (m_overlap)
-    m_reference_done = std::async(std::launch::async, [ref = m_reference, args = std::move(args)] { ref(args); });
-  else
-    m_reference(args);
+  if (m_overlap) {
+    m_reference_done = std::async(std::launch::async, [&ref = m_reference, args = std::move(args)] { return ref.compute(args); });
+  } else if (auto done = m_reference.compute(args); !done) {
+    m_reference_failure = CheckFailure{core::Status::error, blame_spec(m_spec, context() + ": " + done.error().what())};
+  }
 }
 
 std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed, unsigned char poison) {
@@ -154,7 +158,7 @@ std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed,
 }
 
 std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, unsigned char poison) {
-  await_reference();
+  if (auto f = await_reference()) return f;
   ScopeTimer timer(m_times ? &m_times->checks_ms : nullptr);
   ++m_result.checks;
   std::string where = context() + when;

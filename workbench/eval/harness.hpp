@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/reference.hpp"
+#include "eval/reference.hpp"
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
 #include "eval/arena.hpp"
@@ -32,7 +32,7 @@ struct CheckFailure {
 
 class WorkloadHarness {
  public:
-  WorkloadHarness(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
+  WorkloadHarness(const core::Spec& spec, const core::Variant& variant, Reference& reference,
                   SharedArena& arena, RunnerSession& runner, const core::Workload& workload,
                   core::WorkloadResult& result);
   ~WorkloadHarness();
@@ -45,7 +45,8 @@ class WorkloadHarness {
 
   // Lays out the arena and maps it in the runner.
   std::optional<CheckFailure> prepare();
-  // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs.
+  // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs. A reference
+  // that fails is reported (status error, blaming the spec) by the next verify.
   void load_inputs(const core::Distribution& dist, uint64_t seed);
   // Poisons outputs, arms guards, calls the kernel once and verifies.
   std::optional<CheckFailure> run_and_verify(uint64_t guard_seed, unsigned char poison = 0xff);
@@ -63,11 +64,11 @@ class WorkloadHarness {
 
  private:
   std::string context() const;
-  void await_reference();  // rethrows what the reference threw
+  std::optional<CheckFailure> await_reference();  // how the reference failed, if it did
 
   const core::Spec& m_spec;
   const core::Variant& m_variant;
-  core::ReferenceFn m_reference;
+  Reference& m_reference;
   SharedArena& m_arena;
   RunnerSession& m_runner;
   const core::Workload& m_workload;
@@ -86,7 +87,8 @@ class WorkloadHarness {
   std::string m_distribution;
   bool m_overlap = false;
   TrustedTimes* m_times = nullptr;
-  std::future<void> m_reference_done;
+  std::future<util::Result<void>> m_reference_done;
+  std::optional<CheckFailure> m_reference_failure;  // sticky: these inputs have no expected outputs
 };
 
 }  // namespace kwb::eval

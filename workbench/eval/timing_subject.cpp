@@ -2,7 +2,7 @@
 
 namespace kwb::eval {
 
-TimingSubject::TimingSubject(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference,
+TimingSubject::TimingSubject(const core::Spec& spec, const core::Variant& variant, Reference& reference,
                              SharedArena& arena, RunnerSession& runner, TimingSubjectConfig cfg)
     : m_spec(spec), m_variant(variant), m_reference(reference), m_arena(arena), m_runner(runner),
       m_cfg(std::move(cfg)) {}

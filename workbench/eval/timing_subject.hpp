@@ -34,7 +34,7 @@ struct TimingSubjectConfig {
 
 class TimingSubject {
  public:
-  TimingSubject(const core::Spec& spec, const core::Variant& variant, core::ReferenceFn reference, SharedArena& arena,
+  TimingSubject(const core::Spec& spec, const core::Variant& variant, Reference& reference, SharedArena& arena,
                 RunnerSession& runner, TimingSubjectConfig cfg);
   ~TimingSubject();
   TimingSubject(const TimingSubject&) = delete;
@@ -56,7 +56,7 @@ class TimingSubject {
  private:
   const core::Spec& m_spec;
   const core::Variant& m_variant;
-  core::ReferenceFn m_reference;
+  Reference& m_reference;
   SharedArena& m_arena;
   RunnerSession& m_runner;
   TimingSubjectConfig m_cfg;

@@ -61,7 +61,7 @@ bool CpuEvaluation::run_workloads(bool bench) {
     res.name = w.name;
     res.kind = bench ? "bench" : "test";
     res.params = w.params;
-    WorkloadHarness h(m_spec, *m_variant, m_reference, arena, runner, w, res);
+    WorkloadHarness h(m_spec, *m_variant, *m_reference, arena, runner, w, res);
     // Returns true when evaluation may go on with the next workload.
     auto record = [&](const CheckFailure& f) {
       res.correct = false;
