@@ -14,7 +14,6 @@
 #include "eval/cpu_device.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_evaluation.hpp"
-#include "reference_registry.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
 #include "util/fs.hpp"
@@ -81,6 +80,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     return usage_error("--gpu-clock '" + opt.gpu_clock + "' is not one of events, cupti");
   opt.compile_timeout_ms = int(settings.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(settings.get_int("run-timeout-ms"));
+  opt.reference_timeout_ms = int(settings.get_int("reference-timeout-ms"));
   opt.threads = int(settings.get_int("threads"));
   opt.run_memory_bytes = settings.get_int("run-memory-mb") << 20;
   opt.benchmark = !a.no_bench;
@@ -110,7 +110,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
     gpu = CudaBackend{cuda, *device};
-    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, compiled_in_references(), cand, opt, cuda, *device);
+    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, references_for(opt), cand, opt, cuda, *device);
     if (device->present) cuda_eval->adopt_session(std::move(*session));
     else session->reset();
     evaluation = std::move(cuda_eval);
@@ -118,7 +118,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   } else {
     auto device = eval::cpu_device(*db);
     if (!device) return usage_error(device.error().what());
-    evaluation = std::make_unique<eval::CpuEvaluation>(*spec, compiled_in_references(), cand, opt, *device);
+    evaluation = std::make_unique<eval::CpuEvaluation>(*spec, references_for(opt), cand, opt, *device);
     verdict = eval::run_to_verdict(*evaluation);
   }
   if (a.compare && verdict.status == core::Status::accepted) {

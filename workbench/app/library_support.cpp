@@ -7,7 +7,7 @@
 
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_device.hpp"
-#include "reference_registry.hpp"
+#include "eval/reference_host.hpp"
 
 namespace kwb::app {
 
@@ -21,6 +21,7 @@ eval::EvalOptions eval_options(const util::Settings& s) {
   opt.gpu_clock = s.get("gpu-clock");
   opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
+  opt.reference_timeout_ms = int(s.get_int("reference-timeout-ms"));
   opt.threads = int(s.get_int("threads"));
   opt.run_memory_bytes = s.get_int("run-memory-mb") << 20;
   return opt;
@@ -45,31 +46,22 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   return b;
 }
 
-namespace {
-class CompiledInReference : public eval::Reference {
- public:
-  explicit CompiledInReference(core::ReferenceFn fn) : m_fn(fn) {}
-  util::Result<void> compute(const core::ReferenceArgs& args) override {
-    m_fn(args);
-    return {};
-  }
-
- private:
-  core::ReferenceFn m_fn;
-};
-}  // namespace
-
-eval::ReferenceOpener compiled_in_references() {
-  return [](const core::Spec& spec) -> util::Result<std::shared_ptr<eval::Reference>> {
-    auto fn = reference::find(spec.op);
-    if (!fn) return util::fail("", "no reference is compiled in for op " + spec.op);
-    return std::make_shared<CompiledInReference>(fn);
-  };
+eval::ReferenceOpener references_for(const eval::EvalOptions& opt) {
+  eval::ReferenceHostConfig cfg;
+  cfg.runner = opt.runner;
+  cfg.bwrap = opt.bwrap;
+  cfg.workspace = opt.workspace;
+  cfg.cxx = opt.cxx;
+  cfg.compile_timeout_ms = std::max(opt.compile_timeout_ms, 120000);
+  cfg.timeout_ms = opt.reference_timeout_ms;
+  cfg.compile_cache = opt.compile_cache;
+  auto host = std::make_shared<eval::ReferenceHost>(cfg);
+  return [host](const core::Spec& spec) { return host->open(spec); };
 }
 
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
                                            CudaBackend cuda) {
-  return [&specs, base = opt, cpu, cuda](const store::CandidateRecord& rec, const std::string& source,
+  return [&specs, base = opt, cpu, cuda, references = references_for(opt)](const store::CandidateRecord& rec, const std::string& source,
                                          eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
     eval::EvalOptions opt = base;
     opt.bench = rec.bench;
@@ -78,9 +70,9 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     if (rec.backend == "cpu")
       return std::unique_ptr<eval::Evaluation>(
-          new eval::CpuEvaluation(*spec, compiled_in_references(), std::move(cand), opt, cpu, std::move(progress)));
+          new eval::CpuEvaluation(*spec, references, std::move(cand), opt, cpu, std::move(progress)));
     if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
-      auto e = std::make_unique<eval::CudaEvaluation>(*spec, compiled_in_references(), std::move(cand), opt,
+      auto e = std::make_unique<eval::CudaEvaluation>(*spec, references, std::move(cand), opt,
                                                       cuda.options, cuda.device, std::move(progress));
       if (cuda.sessions && cuda.device.present)
         if (auto s = cuda.sessions->take()) e->adopt_session(std::move(s));

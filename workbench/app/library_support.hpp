@@ -32,8 +32,9 @@ struct CudaBackend {
 // The GPU helpers beside kwb-runner, the device (found and calibrated once; never an error).
 CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt);
 // Evaluations of cpu and cuda candidates; `specs` must outlive it.
-// The references of the specs, opened for each evaluation.
-eval::ReferenceOpener compiled_in_references();
+// The specs' references, built and run as eval::ReferenceHost does, for evaluations under `opt`
+// (the host lives as long as the opener or its copies).
+eval::ReferenceOpener references_for(const eval::EvalOptions& opt);
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
                                            CudaBackend cuda);
 

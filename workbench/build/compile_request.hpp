@@ -18,6 +18,9 @@ struct CompileRequest {
   std::filesystem::path bwrap = "/usr/bin/bwrap";
   int timeout_ms = 60000;
   std::filesystem::path cache_dir;  // empty: no compile cache
+  // The workbench's own flags (not the candidate's, so not checked): e.g. "-I/job" for the
+  // reference interface a spec's reference is compiled against.
+  std::vector<std::string> trusted_flags = {};
 };
 
 struct CompileResult {

@@ -79,6 +79,7 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   if (!req.cache_dir.empty()) {
     cache.emplace(req.cache_dir);
     auto flags = base_flags();
+    flags.insert(flags.end(), req.trusted_flags.begin(), req.trusted_flags.end());
     flags.insert(flags.end(), req.extra_flags.begin(), req.extra_flags.end());
     result.cache_key = cache_key({"cpu-so", m_identity, flags, m_target, req.source});
     if (auto hit = cache->lookup(result.cache_key)) {
@@ -100,6 +101,7 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   sreq.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"HOME", "/tmp"}, {"TMPDIR", "/tmp"}};
   sreq.argv.push_back(m_path.string());
   for (auto& f : base_flags()) sreq.argv.push_back(f);
+  for (auto& f : req.trusted_flags) sreq.argv.push_back(f);
   for (auto& f : req.extra_flags) sreq.argv.push_back(f);
   sreq.argv.insert(sreq.argv.end(), {"candidate.cpp", "-o", "candidate.so"});
 

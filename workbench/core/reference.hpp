@@ -1,7 +1,20 @@
 #pragma once
-// The interface of a trusted reference implementation (specs/<op>/reference.cpp).
-// It runs in the trusted process only, reads the inputs in the variant's dtypes and writes
-// every output element as a double (integers exactly).
+// The interface a trusted reference (specs/<op>/reference.cpp) is written against:
+//
+//   #include "core/reference.hpp"
+//   namespace kwb::reference {
+//   void <op>(const kwb::core::ReferenceArgs& a) {   // <op>: the spec's op name
+//     const int64_t n = a.param("n");
+//     const float* x = a.in<float>("x");              // inputs in the variant's dtypes
+//     double* y = a.out("y");                         // every output element, as a double
+//     ...
+//   }
+//   }
+//
+// Header-only and standard-library-only: the workbench compiles each spec's reference against
+// this very file (with core/dtype.hpp, core/parallel_ranges.hpp and the C entry of
+// core/reference_entry.hpp) in its compile sandbox, and runs it in a reference process of its
+// own (eval/reference_host.hpp). What the reference throws is an error that blames the spec.
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -15,17 +28,25 @@ namespace kwb::core {
 struct ReferenceArgs {
   std::string variant;
   std::map<std::string, int64_t> params;
-  std::map<std::string, const void*> inputs;            // by tensor name (in and inout)
-  std::map<std::string, std::vector<double>*> outputs;  // by tensor name, pre-sized
+  std::map<std::string, const void*> inputs;  // by tensor name (in and inout)
+  std::map<std::string, double*> outputs;     // by tensor name (out and inout), one double per element
 
-  int64_t param(const std::string& name) const { return params.at(name); }
+  int64_t param(const std::string& name) const {
+    auto it = params.find(name);
+    if (it == params.end()) throw std::invalid_argument("the reference asked for param '" + name + "', which the spec does not have");
+    return it->second;
+  }
   template <class T>
   const T* in(const std::string& name) const {
-    return static_cast<const T*>(inputs.at(name));
+    auto it = inputs.find(name);
+    if (it == inputs.end()) throw std::invalid_argument("the reference asked for input '" + name + "', which the spec does not have");
+    return static_cast<const T*>(it->second);
   }
-  double* out(const std::string& name) const { return outputs.at(name)->data(); }
+  double* out(const std::string& name) const {
+    auto it = outputs.find(name);
+    if (it == outputs.end()) throw std::invalid_argument("the reference asked for output '" + name + "', which the spec does not have");
+    return it->second;
+  }
 };
-
-using ReferenceFn = void (*)(const ReferenceArgs&);
 
 }  // namespace kwb::core

@@ -136,7 +136,7 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       auto& want = m_expected[s.name];
       VectorPool<double>::fit(want, s.count);
       parallel_zero(want);
-      args.outputs[s.name] = &want;
+      args.outputs[s.name] = want.data();
     }
   }
   if (m_overlap) {

@@ -45,11 +45,11 @@ std::string signal_text(int sig) {
 // Kills a runner that ran out of time and returns a hint about why, when the sandbox saw one
 // (the process limit was reached: a fork bomb spins until the deadline); the runner's output
 // goes to `output`.
-std::string kill_for_timeout(sandbox::Process& process, std::string& output) {
+std::string kill_for_timeout(sandbox::Process& process, std::string& output, const std::string& who) {
   process.kill();
   auto outcome = process.wait(std::chrono::milliseconds(5000));
   output = outcome.stderr_text + outcome.stdout_text;
-  auto limit = sandbox::breach(outcome, "the candidate");
+  auto limit = sandbox::breach(outcome, who);
   if (limit.kind == sandbox::Breach::processes) return "; " + limit.reason;
   return limit.note.empty() ? "" : "; " + limit.note;
 }
@@ -137,7 +137,7 @@ RunnerFailure RunnerSession::violation(const std::string& reason) {
 RunnerFailure RunnerSession::timeout_failure(const char* what, int timeout_ms) {
   return {core::Status::time_limit, std::string(what) + " did not finish within " + std::to_string(timeout_ms) +
                                         " ms (endless loop, deadlock, or far too slow)" +
-                                        kill_for_timeout(*m_process, m_stderr)};
+                                        kill_for_timeout(*m_process, m_stderr, m_cfg.who)};
 }
 
 RunnerFailure RunnerSession::classify_exit(const char* what) {
@@ -145,7 +145,7 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
   m_stderr = outcome.stderr_text + outcome.stdout_text;
   std::string tail = m_stderr.size() > 400 ? m_stderr.substr(m_stderr.size() - 400) : m_stderr;
   std::string note = tail.empty() ? "" : "; output: " + tail;
-  auto limit = sandbox::breach(outcome, "the candidate");
+  auto limit = sandbox::breach(outcome, m_cfg.who);
   std::string during = std::string(" (during ") + what + ")";
   std::string hint = limit.note.empty() ? "" : "; " + limit.note;
   // A fork or thread bomb is an attempt on the sandbox whatever else became of the candidate.
@@ -154,7 +154,7 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
     std::string fate = outcome.signal ? "it then died of " + signal_text(outcome.signal)
                                       : "it then exited with code " + std::to_string(outcome.exit_code);
     return {core::Status::sandbox_violation,
-            "the candidate tried to start more processes or threads than allowed: " +
+            m_cfg.who + " tried to start more processes or threads than allowed: " +
                 (limit.kind == sandbox::Breach::processes ? limit.reason : limit.note) + "; " + fate + during + note};
   }
   switch (limit.kind) {
@@ -169,10 +169,10 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
     case sandbox::Breach::none: break;
   }
   if (outcome.signal)
-    return {core::Status::crashed, std::string("the candidate crashed during ") + what + ": " +
+    return {core::Status::crashed, m_cfg.who + " crashed during " + what + ": " +
                                        signal_text(outcome.signal) + hint + note};
   return {core::Status::crashed, std::string("the runner exited with code ") + std::to_string(outcome.exit_code) +
-                                     " during " + what + " (did the candidate call exit()?)" + hint + note};
+                                     " during " + what + " (did " + m_cfg.who + " call exit()?)" + hint + note};
 }
 
 RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& command, int timeout_ms, const char* what) {
@@ -206,7 +206,7 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
     return std::unexpected(violation("the runner's control channel was corrupted during " + std::string(what) + ": " +
                                      problem + " (the candidate wrote to the runner's reply descriptor)"));
   if (m_process->process_limit_reached())
-    return std::unexpected(violation("the candidate tried to start more processes or threads than the run profile's "
+    return std::unexpected(violation(m_cfg.who + " tried to start more processes or threads than the run profile's "
                                      "limit of " + std::to_string(m_process_limit) +
                                      " allows (a fork or thread bomb?), during " + what));
   m_idle_from = runner_cpu_ns();
@@ -245,8 +245,8 @@ RunnerResult<void> RunnerSession::map(const SharedArena& arena, const std::vecto
   return {};
 }
 
-RunnerResult<int64_t> RunnerSession::call() {
-  auto r = request({{"op", "call"}}, m_cfg.command_timeout_ms, "a call of the kernel");
+RunnerResult<int64_t> RunnerSession::call(const char* what) {
+  auto r = request({{"op", "call"}}, m_cfg.command_timeout_ms, what);
   if (!r) return std::unexpected(r.error());
   auto ns = (*r).value("ns", nlohmann::json::array());  // type-checked by reply_problem
   return ns.empty() ? int64_t(0) : ns[0].get<int64_t>();

@@ -46,6 +46,7 @@ struct RunnerConfig {
   bool gpu = false;                // kwb-gpu-runner: pass the NVIDIA devices through (Profile.gpu)
   int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
   std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
+  std::string who = "the candidate";  // what the runner runs, as failure reasons name it
 };
 
 class RunnerSession {
@@ -56,7 +57,7 @@ class RunnerSession {
   RunnerResult<void> load(const std::string& so_inside, const std::string& entry);
   RunnerResult<void> map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
                          const std::vector<int64_t>& params);
-  RunnerResult<int64_t> call();
+  RunnerResult<int64_t> call(const char* what = "a call of the kernel");
   // kwb-gpu-runner copies the arena to the device before the batch unless `upload` is false (the
   // arena is unchanged since the last upload) and back after it unless `download` is false (the
   // batch is not verified; fetch() brings the last call's arena back later). kwb-runner works on

@@ -2,6 +2,8 @@
 // of out_dir and rename it into place.
 #include "package/export.hpp"
 
+#include "core/reference_interface.hpp"
+
 #include <set>
 
 #include <fmt/format.h>
@@ -30,9 +32,9 @@ util::Result<std::map<std::string, std::string>> render_package(const Package& p
   if (!example) return std::unexpected(example.error());
   files["example/main.cpp"] = std::move(*example);
   files["example/check.hpp"] = render_example_check_hpp();
-  files["reference/core/reference.hpp"] = render_reference_hpp();
-  files["reference/core/dtype.hpp"] = render_dtype_hpp();
-  files["reference/core/parallel_ranges.hpp"] = render_parallel_ranges_hpp();
+  // The reference interface, verbatim as the workbench compiles references against it (the C
+  // entry and its ABI header too, though the example calls the C++ functions directly).
+  for (const auto& [path, text] : core::reference_interface_files()) files["reference/" + path] = text;
   for (const auto& [op, text] : pkg.references) files["reference/" + op + ".cpp"] = text;
   files["CMakeLists.txt"] = render_cmake(pkg);
   files["cmake/kwbConfig.cmake.in"] = render_config_in();

@@ -78,14 +78,14 @@ util::Result<std::string> check_function(const Target& t) {
     out += fmt::format("    std::vector<{}> {}(kwb_case.sizes[{}]);\n", type, v, i);
     if (tensor.role == core::Role::out) {
       out += fmt::format("    kwbx::poison({});\n", v);
-      outputs += fmt::format("    std::vector<double> kwb_want_{0}(kwb_case.sizes[{1}]);\n    kwb_ref.outputs[\"{2}\"] = &kwb_want_{0};\n", v, i, tensor.name);
+      outputs += fmt::format("    std::vector<double> kwb_want_{0}(kwb_case.sizes[{1}]);\n    kwb_ref.outputs[\"{2}\"] = kwb_want_{0}.data();\n", v, i, tensor.name);
     } else {
       out += fmt::format("    kwbx::fill({}, {}, {}, kwb_rng);\n", v, dtype_enum(dt), generator(dist.tensors.at(tensor.name)));
     }
     if (tensor.role == core::Role::inout) {
       out += fmt::format("    const std::vector<{0}> kwb_before_{1} = {1};\n", type, v);
       inputs += fmt::format("    kwb_ref.inputs[\"{}\"] = kwb_before_{}.data();\n", tensor.name, v);
-      outputs += fmt::format("    std::vector<double> kwb_want_{0}(kwb_case.sizes[{1}]);\n    kwb_ref.outputs[\"{2}\"] = &kwb_want_{0};\n", v, i, tensor.name);
+      outputs += fmt::format("    std::vector<double> kwb_want_{0}(kwb_case.sizes[{1}]);\n    kwb_ref.outputs[\"{2}\"] = kwb_want_{0}.data();\n", v, i, tensor.name);
     } else if (tensor.role == core::Role::in) {
       inputs += fmt::format("    kwb_ref.inputs[\"{}\"] = {}.data();\n", tensor.name, v);
     }
