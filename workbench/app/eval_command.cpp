@@ -81,6 +81,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.compile_timeout_ms = int(settings.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(settings.get_int("run-timeout-ms"));
   opt.reference_timeout_ms = int(settings.get_int("reference-timeout-ms"));
+  opt.reference_cache = reference_cache_path(settings);
   opt.threads = int(settings.get_int("threads"));
   opt.run_memory_bytes = settings.get_int("run-memory-mb") << 20;
   opt.benchmark = !a.no_bench;

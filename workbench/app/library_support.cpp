@@ -22,6 +22,7 @@ eval::EvalOptions eval_options(const util::Settings& s) {
   opt.compile_timeout_ms = int(s.get_int("compile-timeout-ms"));
   opt.run_timeout_ms = int(s.get_int("run-timeout-ms"));
   opt.reference_timeout_ms = int(s.get_int("reference-timeout-ms"));
+  opt.reference_cache = reference_cache_path(s);
   opt.threads = int(s.get_int("threads"));
   opt.run_memory_bytes = s.get_int("run-memory-mb") << 20;
   return opt;
@@ -46,7 +47,7 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   return b;
 }
 
-eval::ReferenceOpener references_for(const eval::EvalOptions& opt) {
+eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::Catalog* prebuild) {
   eval::ReferenceHostConfig cfg;
   cfg.runner = opt.runner;
   cfg.bwrap = opt.bwrap;
@@ -55,13 +56,24 @@ eval::ReferenceOpener references_for(const eval::EvalOptions& opt) {
   cfg.compile_timeout_ms = std::max(opt.compile_timeout_ms, 120000);
   cfg.timeout_ms = opt.reference_timeout_ms;
   cfg.compile_cache = opt.compile_cache;
+  cfg.cache_dir = opt.reference_cache;
   auto host = std::make_shared<eval::ReferenceHost>(cfg);
+  if (prebuild) {
+    // The daemon's first evaluation of each op should not wait for its reference's compile:
+    // build them all now, in the background (what fails here fails again, with its reason, in
+    // the evaluation that opens it).
+    std::vector<core::Spec> specs;
+    for (const auto& op : prebuild->ops()) specs.push_back(*prebuild->find(op));
+    std::thread([host, specs = std::move(specs)] {
+      for (const auto& spec : specs) (void)host->build(spec);
+    }).detach();
+  }
   return [host](const core::Spec& spec) { return host->open(spec); };
 }
 
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
-                                           CudaBackend cuda) {
-  return [&specs, base = opt, cpu, cuda, references = references_for(opt)](const store::CandidateRecord& rec, const std::string& source,
+                                           CudaBackend cuda, bool prebuild_references) {
+  return [&specs, base = opt, cpu, cuda, references = references_for(opt, prebuild_references ? &specs : nullptr)](const store::CandidateRecord& rec, const std::string& source,
                                          eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
     eval::EvalOptions opt = base;
     opt.bench = rec.bench;
@@ -80,6 +92,13 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
     }
     return util::fail("backend", "backend '" + rec.backend + "' is not served here");
   };
+}
+
+std::filesystem::path reference_cache_path(const util::Settings& settings) {
+  std::string set = settings.get("reference-cache");
+  const std::string prefix = "<workspace>/";
+  if (set.starts_with(prefix)) return std::filesystem::path(settings.get("workspace")) / set.substr(prefix.size());
+  return set;
 }
 
 std::filesystem::path library_path(const util::Settings& settings) {

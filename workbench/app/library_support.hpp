@@ -34,10 +34,13 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
 // Evaluations of cpu and cuda candidates; `specs` must outlive it.
 // The specs' references, built and run as eval::ReferenceHost does, for evaluations under `opt`
 // (the host lives as long as the opener or its copies).
-eval::ReferenceOpener references_for(const eval::EvalOptions& opt);
+// With `prebuild`, its specs' references are compiled at once in the background (the daemon).
+eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::Catalog* prebuild = nullptr);
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,
-                                           CudaBackend cuda);
+                                           CudaBackend cuda, bool prebuild_references = false);
 
+// The `reference-cache` setting, with a leading "<workspace>/" replaced by the workspace.
+std::filesystem::path reference_cache_path(const util::Settings& settings);
 // The `library` setting, with a leading "<workspace>/" replaced by the workspace.
 std::filesystem::path library_path(const util::Settings& settings);
 

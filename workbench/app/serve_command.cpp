@@ -112,7 +112,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   if (cuda.device.present)  // the next GPU evaluation finds its sandboxed runner already started
     cuda.sessions = std::make_shared<eval::GpuSessionPool>(eval::GpuSessionOptions{
         cuda.options.gpu_runner, opt.bwrap, opt.workspace / "jobs", opt.run_timeout_ms, cuda.options.driver, false});
-  exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda);
+  exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda, /*prebuild_references=*/true);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
   std::thread([] {

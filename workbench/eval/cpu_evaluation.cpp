@@ -77,10 +77,12 @@ bool CpuEvaluation::analyze() {
   if (!variant) return fail(core::Status::rejected, variant.error().what());
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
+  auto ref_start = std::chrono::steady_clock::now();
   if (auto ref = open_reference(m_open_reference, m_spec); !ref)
     return fail(core::Status::error, ref.error().what());
   else
     m_reference = *ref;
+  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
   analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
   analysis::Request request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags};
   request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would

@@ -121,10 +121,12 @@ bool CudaEvaluation::analyze() {
         }
       }
     }
+  auto ref_start = std::chrono::steady_clock::now();
   if (auto ref = open_reference(m_open_reference, m_spec); !ref)
     return fail(core::Status::error, ref.error().what());
   else
     m_reference = *ref;
+  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
   std::string analysed;
   bool ok = static_analysis(analysed);
   m_verdict.summary.stage_ms["analyze"] = ms_since(t);

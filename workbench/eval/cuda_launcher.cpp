@@ -31,10 +31,12 @@ bool CudaEvaluation::analyze_launcher() {
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
   m_configs = {core::TuneConfig{}};
+  auto ref_start = std::chrono::steady_clock::now();
   if (auto ref = open_reference(m_open_reference, m_spec); !ref)
     return fail(core::Status::error, ref.error().what());
   else
     m_reference = *ref;
+  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
   // Host code of the candidate runs in the sandboxed runner: the analysis checks the entry's
   // signature, the stream discipline and the host-code rules of cpu candidates (docs/analysis.md).
   analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");

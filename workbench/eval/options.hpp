@@ -18,6 +18,7 @@ struct EvalOptions {
   int compile_timeout_ms = 60000;
   int run_timeout_ms = 10000;   // per runner command
   int reference_timeout_ms = 600000;  // per computation of a spec's reference
+  std::filesystem::path reference_cache;  // compiled references; empty: <workspace>/cache/reference
   int threads = 1;
   int64_t run_memory_bytes = 4ll << 30;  // beyond the shared buffers
   bool benchmark = true;        // false: correctness only

@@ -48,8 +48,10 @@ util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const 
     return f;
   }());
 
-  std::lock_guard lock(m_mutex);
-  if (auto it = m_built.find(key); it != m_built.end()) return it->second;
+  {
+    std::lock_guard lock(m_mutex);  // not held while compiling: other specs' opens go on
+    if (auto it = m_built.find(key); it != m_built.end()) return it->second;
+  }
   auto toolchain = build::CpuToolchain::detect(m_cfg.cxx);
   if (!toolchain) return std::unexpected(toolchain.error());
   auto job = util::make_unique_dir(m_cfg.workspace / "jobs", "refbuild-");
@@ -67,7 +69,10 @@ util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const 
     if (auto w = util::write_file_atomic(*job / path, text); !w) return std::unexpected(w.error());
   }
   build::CompileRequest req{unit, source_path.string(), *job, extra_flags, m_cfg.bwrap, m_cfg.compile_timeout_ms,
-                            m_cfg.compile_cache ? m_cfg.workspace / "cache" / "reference" : fs::path(), {"-I/job"}};
+                            !m_cfg.compile_cache          ? fs::path()
+                            : m_cfg.cache_dir.empty() ? m_cfg.workspace / "cache" / "reference"
+                                                      : m_cfg.cache_dir,
+                            {"-I/job"}};
   auto compiled = toolchain->compile(req);
   if (!compiled) return std::unexpected(compiled.error());
   ReferenceBuild out;
@@ -83,6 +88,7 @@ util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const 
   if (!object) return util::fail(source_path.string(), "the compiled reference cannot be read back: " + object.error().what());
   out.ok = true;
   out.object = std::move(*object);
+  std::lock_guard lock(m_mutex);
   m_built[key] = out;
   return out;
 }

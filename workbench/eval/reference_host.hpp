@@ -27,6 +27,7 @@ struct ReferenceHostConfig {
   int timeout_ms = 600000;          // per compute: a reference that takes longer is a spec error
   int64_t memory_bytes = 16ll << 30;  // the reference process's own allocations (beyond its buffers)
   bool compile_cache = true;
+  std::filesystem::path cache_dir;  // empty: <workspace>/cache/reference
 };
 
 // What building a spec's reference gave: the shared object, or the compiler's diagnostics.
@@ -58,7 +59,7 @@ class ReferenceHost {
 
  private:
   ReferenceHostConfig m_cfg;
-  std::mutex m_mutex;  // one build at a time; the built objects by source digest
+  std::mutex m_mutex;  // guards m_built: the built objects by digest of unit and flags
   std::map<std::string, ReferenceBuild> m_built;
 };
 

@@ -27,6 +27,8 @@ const SettingInfo k_settings[] = {
      "CUPTI is missing) or 'events' (CUDA events around the launches)"},
     {"compile-timeout-ms", "KWB_COMPILE_TIMEOUT_MS", "60000", "Wall-clock limit of a sandboxed compile"},
     {"run-timeout-ms", "KWB_RUN_TIMEOUT_MS", "10000", "Wall-clock limit of one runner command (call or timing batch)"},
+    {"reference-cache", "KWB_REFERENCE_CACHE", "<workspace>/cache/reference",
+     "Compiled references (content-addressed; may be shared between workspaces)"},
     {"reference-timeout-ms", "KWB_REFERENCE_TIMEOUT_MS", "600000",
      "Wall-clock limit of a spec's trusted reference on one workload (longer: an error that blames the spec)"},
     {"threads", "KWB_THREADS", "1", "Threads a cpu candidate may use (OMP_NUM_THREADS in the runner)"},
