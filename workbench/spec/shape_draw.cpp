@@ -188,8 +188,8 @@ util::Result<std::vector<core::Workload>> draw_workloads(const core::Spec& spec,
   std::set<Params> seen;
   for (const auto& w : spec.test_workloads) seen.insert(w.params);
   util::Rng rng(seed);
-  // A draw stops early when the ranges hold no new acceptable shape: after this many repeats
-  // in a row it takes the space as exhausted.
+  // A draw stops early when the ranges hold no new acceptable shape: after this many acceptable
+  // proposals that were all seen before, it takes the space as exhausted.
   constexpr int k_max_repeats = 1000;
   // Draw i < (number of params) takes param (start + i) % params from the top of its range for
   // its first k_large_proposals proposals (then from the whole range, should the constraints
