@@ -103,8 +103,10 @@ TEST(EvalCli, FixedSeedIsReproducible) {
   auto b = kwb_eval_json(src, "--op row_sum --seed 42 --no-bench");
   ASSERT_EQ(a.verdict["status"], "accepted") << a.raw;
   ASSERT_EQ(a.verdict["workloads"].size(), b.verdict["workloads"].size());
-  for (size_t i = 0; i < a.verdict["workloads"].size(); ++i)
+  for (size_t i = 0; i < a.verdict["workloads"].size(); ++i) {
+    EXPECT_EQ(a.verdict["workloads"][i]["name"], b.verdict["workloads"][i]["name"]);  // drawn shapes too
     EXPECT_EQ(a.verdict["workloads"][i]["max_abs_err"], b.verdict["workloads"][i]["max_abs_err"]);
+  }
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ namespace {
 
 // A correct vector_add whose calls on the five smallest test workloads (n < 128; 6 calls each)
 // sleep, so the candidate stays in validation (holding its event streams open) without using a
-// core. It holds about 30 x SLEEP_MS; each call stays under the runner's 10 s command limit.
+// core. It holds at least 30 x SLEEP_MS (longer when drawn test shapes have n < 128 too); each call
+// stays under the runner's 10 s command limit.
 constexpr const char* k_holder_source = R"(// kwb-load stream holder
 #include <chrono>
 #include <cstdint>

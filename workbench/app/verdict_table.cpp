@@ -27,7 +27,7 @@ std::string render_verdict(const core::Verdict& v) {
   for (const auto& d : v.diagnostics)
     out += fmt::format("  {}:{}:{}: {}: {}\n", d.file, d.line, d.col, d.severity, d.message);
   if (!v.workloads.empty()) {
-    out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10} {:>11} {:>11} {:>7} {:>7} {:>8}\n", "kind", "workload",
+    out += fmt::format("  {:<6} {:<26} {:<28} {:>7} {:>10} {:>11} {:>11} {:>7} {:>7} {:>8}\n", "kind", "workload",
                        "params", "checks", "max_rel", "median", "min", "stdev", "%bw", "vs inc.");
     for (const auto& w : v.workloads) {
       std::string med = "-", mn = "-", sd = "-", bw = "-", inc = "-";
@@ -38,7 +38,7 @@ std::string render_verdict(const core::Verdict& v) {
         sd = fmt::format("{:.1f}%", w.time->stdev_pct);
       }
       if (w.roofline && w.roofline->pct_bw) bw = fmt::format("{:.0f}%", *w.roofline->pct_bw);
-      out += fmt::format("  {:<6} {:<22} {:<28} {:>7} {:>10.2e} {:>11} {:>11} {:>7} {:>7} {:>8}{}\n", w.kind, w.name,
+      out += fmt::format("  {:<6} {:<26} {:<28} {:>7} {:>10.2e} {:>11} {:>11} {:>7} {:>7} {:>8}{}\n", w.drawn ? "drawn" : w.kind, w.name,
                          params_text(w.params), w.checks, w.max_rel_err, med, mn, sd, bw, inc,
                          w.correct ? "" : "  WRONG");
     }

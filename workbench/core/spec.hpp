@@ -63,6 +63,7 @@ struct Workload {
   std::map<std::string, int64_t> params;
   std::vector<std::string> backends;  // empty: every backend
   std::string label;                  // bench: what real use this size stands for
+  bool drawn = false;                 // a test workload drawn from the spec's shapes for one evaluation
 
   bool runs_on(std::string_view backend) const {
     if (backends.empty()) return true;
@@ -84,6 +85,21 @@ struct Baseline {
   std::string source;                 // the file's contents, read when the spec is loaded
 };
 
+// One param's range for drawn shapes: integers lo..hi, inclusive, 1 <= lo <= hi.
+struct ParamRange {
+  std::string param;
+  int64_t lo = 1, hi = 1;
+};
+
+// Fresh test shapes (docs/specs.md "Shapes"): every evaluation draws `count` test workloads from
+// the ranges with its secret seed, each meeting every constraint and the element cap.
+struct ShapeDraws {
+  std::vector<ParamRange> ranges;        // one per spec param, in spec param order
+  std::vector<std::string> constraints;  // conditions (`cols % 8 == 0`) every drawn shape meets
+  int count = 3;                         // test workloads drawn per evaluation
+  int64_t max_elements = int64_t{1} << 20;  // elements of all tensors together, per drawn shape
+};
+
 struct Spec {
   std::string op;
   int version = 1;
@@ -96,6 +112,7 @@ struct Spec {
   std::vector<Workload> bench_workloads;
   bool deterministic = true;  // false: repeated runs may differ within tolerance (atomics order)
   std::vector<Baseline> baselines;  // optional vendor baselines
+  std::optional<ShapeDraws> shapes;  // optional: param ranges for drawn test workloads
   std::filesystem::path file;  // where it was loaded from
 
   const Variant* find_variant(std::string_view name) const;

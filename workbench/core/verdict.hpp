@@ -82,6 +82,7 @@ struct RooflineResult {
 struct WorkloadResult {
   std::string name;
   std::string kind;  // "test" | "bench"
+  bool drawn = false;  // a test workload drawn from the spec's shapes for this evaluation
   std::map<std::string, int64_t> params;
   bool correct = true;
   int checks = 0;  // number of input sets compared

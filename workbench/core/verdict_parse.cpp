@@ -58,6 +58,7 @@ WorkloadResult workload(const J& w) {
   WorkloadResult r;
   r.name = str(w, "name");
   r.kind = str(w, "kind");
+  r.drawn = w.contains("drawn") && w["drawn"].is_boolean() && w["drawn"].get<bool>();  // absent before drawn shapes
   if (w.contains("params") && w["params"].is_object())
     for (const auto& [k, v] : w["params"].items())
       if (v.is_number_integer()) r.params[k] = v.get<int64_t>();

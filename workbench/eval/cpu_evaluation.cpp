@@ -77,6 +77,10 @@ bool CpuEvaluation::analyze() {
   if (!variant) return fail(core::Status::rejected, variant.error().what());
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
+  if (auto tests = evaluation_test_workloads(m_spec, m_seeds); !tests)
+    return fail(core::Status::error, tests.error().what());
+  else
+    m_test_workloads = std::move(*tests);
   auto ref_start = std::chrono::steady_clock::now();
   if (auto ref = open_reference(m_open_reference, m_spec); !ref)
     return fail(core::Status::error, ref.error().what());
@@ -167,11 +171,11 @@ bool CpuEvaluation::benchmark() {
 bool CpuEvaluation::decide() {
   // Comparison with the incumbent's tuning records arrives with the library issue.
   emit(Stage::decide, false);
-  int tests = 0, checks = 0;
+  int tests = 0, drawn = 0, checks = 0;
   const core::WorkloadResult* slowest = nullptr;
   for (const auto& w : m_verdict.workloads) {
     checks += w.checks;
-    if (w.kind == "test") ++tests;
+    if (w.kind == "test") ++(w.drawn ? drawn : tests);
     if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
   }
   if (m_opt.benchmark) {
@@ -184,8 +188,9 @@ bool CpuEvaluation::decide() {
                                                        "machine-busy"});
   }
   m_verdict.status = core::Status::accepted;
-  m_verdict.reason = fmt::format("correct on {} test and {} bench workloads ({} checks on fresh inputs)", tests,
-                                 m_verdict.workloads.size() - size_t(tests), checks);
+  m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs)", tests,
+                                 drawn ? fmt::format(", {} drawn", drawn) : "",
+                                 m_verdict.workloads.size() - size_t(tests + drawn), checks);
   if (slowest && slowest->roofline && slowest->roofline->pct_bw)
     m_verdict.reason += fmt::format("; {}: median {:.3f} ms, {:.0f}% of calibrated bandwidth", slowest->name,
                                     slowest->time->median_ns / 1e6, *slowest->roofline->pct_bw);

@@ -15,6 +15,7 @@
 #include "eval/machine_state.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/seeds.hpp"
+#include "eval/test_workloads.hpp"
 
 namespace kwb::eval {
 
@@ -55,6 +56,7 @@ class CpuEvaluation : public Evaluation {
   CpuDevice m_device;
   ProgressFn m_progress;
   const core::Variant* m_variant = nullptr;
+  std::vector<core::Workload> m_test_workloads;  // published, then drawn for this evaluation (analyze())
   std::optional<build::CpuToolchain> m_toolchain;
   std::filesystem::path m_job;
   std::string m_object;  // shared object path inside the sandbox

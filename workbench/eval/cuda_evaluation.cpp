@@ -7,6 +7,7 @@
 #include "analysis/analyzer.hpp"
 #include "eval/analysis_outcome.hpp"
 #include "eval/cpu_evaluation.hpp"
+#include "eval/test_workloads.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
 
@@ -82,6 +83,13 @@ std::string CudaEvaluation::arch() const {
   return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
 }
 
+bool CudaEvaluation::draw_test_workloads() {
+  auto tests = evaluation_test_workloads(m_spec, m_seeds);
+  if (!tests) return fail(core::Status::error, tests.error().what());
+  m_test_workloads = std::move(*tests);
+  return true;
+}
+
 bool CudaEvaluation::analyze() {
   if (m_launcher) return analyze_launcher();
   auto t = std::chrono::steady_clock::now();
@@ -99,6 +107,7 @@ bool CudaEvaluation::analyze() {
     return fail(core::Status::rejected, variant.error().what() + " (or add a `// kwb:variant NAME` line)");
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
+  if (!draw_test_workloads()) return false;
   if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
     m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
     return fail(core::Status::rejected, r.error().what());
@@ -106,8 +115,10 @@ bool CudaEvaluation::analyze() {
   m_configs = spec::tune_configs(m_plan);
   core::LaunchLimits limits;
   if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  // Every launch of every config must be valid for every workload before anything compiles.
-  for (const auto* list : {&m_spec.test_workloads, &m_spec.bench_workloads})
+  // Every launch of every config must be valid for every workload (drawn ones too) before
+  // anything compiles.
+  using List = const std::vector<core::Workload>*;
+  for (List list : {List(&m_test_workloads), List(&m_spec.bench_workloads)})
     for (const auto& w : *list) {
       if (!w.runs_on("cuda")) continue;
       for (const auto& c : m_configs) {
@@ -253,16 +264,17 @@ bool CudaEvaluation::benchmark() {
 
 bool CudaEvaluation::decide() {
   emit(Stage::decide, false);
-  int tests = 0, checks = 0;
+  int tests = 0, drawn = 0, checks = 0;
   const core::WorkloadResult* slowest = nullptr;
   for (const auto& w : m_verdict.workloads) {
     checks += w.checks;
-    if (w.kind == "test") ++tests;
+    if (w.kind == "test") ++(w.drawn ? drawn : tests);
     if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
   }
   m_verdict.status = core::Status::accepted;
-  m_verdict.reason = fmt::format("correct on {} test and {} bench workloads ({} checks on fresh inputs, {} config(s))",
-                                 tests, m_verdict.workloads.size() - size_t(tests), checks, m_configs.size());
+  m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs, {} config(s))",
+                                 tests, drawn ? fmt::format(", {} drawn", drawn) : "",
+                                 m_verdict.workloads.size() - size_t(tests + drawn), checks, m_configs.size());
   if (slowest && slowest->roofline && slowest->roofline->pct_bw)
     m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
                                     slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);

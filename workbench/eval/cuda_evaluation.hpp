@@ -72,6 +72,7 @@ class CudaEvaluation : public Evaluation {
   bool start_runner();
   bool use_config(size_t config);
   bool send_dims(size_t config, const core::Workload& w);
+  bool draw_test_workloads();  // fills m_test_workloads; false: the verdict is decided
   bool run_tests();
   bool run_bench();
   std::string arch() const;
@@ -87,6 +88,7 @@ class CudaEvaluation : public Evaluation {
   ProgressFn m_progress;
   std::shared_ptr<build::NvrtcCompiler> m_compiler;
   const core::Variant* m_variant = nullptr;
+  std::vector<core::Workload> m_test_workloads;  // published, then drawn for this evaluation (analyze())
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
   std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)

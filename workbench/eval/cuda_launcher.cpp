@@ -30,6 +30,7 @@ bool CudaEvaluation::analyze_launcher() {
   if (!variant) return fail(core::Status::rejected, variant.error().what());
   m_variant = *variant;
   m_verdict.variant = m_variant->name;
+  if (!draw_test_workloads()) return false;
   m_configs = {core::TuneConfig{}};
   auto ref_start = std::chrono::steady_clock::now();
   if (auto ref = open_reference(m_open_reference, m_spec); !ref)

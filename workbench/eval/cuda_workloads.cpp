@@ -152,7 +152,7 @@ bool CudaEvaluation::run_tests() {
     if (!use_config(c)) return false;
     std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
     size_t k = 0;
-    for (const auto& w : m_spec.test_workloads) {
+    for (const auto& w : m_test_workloads) {
       if (!w.runs_on(m_verdict.backend)) continue;
       if (c == 0) {
         ++considered;
@@ -160,6 +160,7 @@ bool CudaEvaluation::run_tests() {
         auto& res = m_verdict.workloads.emplace_back();
         res.name = w.name;
         res.kind = "test";
+        res.drawn = w.drawn;
         res.params = w.params;
       }
       core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];

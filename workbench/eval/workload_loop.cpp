@@ -45,7 +45,7 @@ size_t output_elements(const WorkloadHarness& h) {
 bool CpuEvaluation::run_workloads(bool bench) {
   SharedArena& arena = *m_arena;
   RunnerSession& runner = *m_runner;
-  const auto& list = bench ? m_spec.bench_workloads : m_spec.test_workloads;
+  const auto& list = bench ? m_spec.bench_workloads : m_test_workloads;
   struct Wrong {
     size_t elements;
     std::string reason;
@@ -60,6 +60,7 @@ bool CpuEvaluation::run_workloads(bool bench) {
     core::WorkloadResult& res = m_verdict.workloads.emplace_back();
     res.name = w.name;
     res.kind = bench ? "bench" : "test";
+    res.drawn = w.drawn;
     res.params = w.params;
     WorkloadHarness h(m_spec, *m_variant, *m_reference, arena, runner, w, res);
     // Returns true when evaluation may go on with the next workload.

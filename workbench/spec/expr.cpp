@@ -3,6 +3,8 @@
 //   term    := unary (('*' | '/' | '%') unary)*
 //   unary   := '-' unary | primary
 //   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+// and for conditions only:
+//   condition := expr ('==' | '!=' | '<' | '<=' | '>' | '>=') expr
 #include "spec/expr.hpp"
 
 #include <algorithm>
@@ -14,11 +16,11 @@
 namespace kwb::spec {
 
 struct Expr::Node {
-  enum class Kind { number, name, neg, binary, call };
+  enum class Kind { number, name, neg, binary, call, compare };
   Kind kind = Kind::number;
   int64_t value = 0;    // number
   std::string name;     // name, call (function name)
-  char op = 0;          // binary: + - * / %
+  char op = 0;          // binary: + - * / %; compare: '=' (==) '!' (!=) '<' 'l' (<=) '>' 'g' (>=)
   std::vector<Node> args;  // neg: 1, binary: 2, call: n
 };
 
@@ -52,14 +54,34 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : m_text(text) {}
 
-  util::Result<Node> parse_all() {
+  util::Result<Node> parse_all(bool condition) {
     if (m_text.size() > k_max_length)
       return util::fail("", fmt::format("expression of {} characters is longer than the limit of {}", m_text.size(),
                                         k_max_length));
     auto root = parse_expr(0);
     if (!root) return root;
+    if (condition) {
+      skip_space();
+      const size_t at = m_pos;
+      char op = accept_comparison();
+      if (!op) return error_at(at, "expected a comparison (==, !=, <, <=, >, >=)");
+      auto rhs = parse_expr(0);
+      if (!rhs) return rhs;
+      Node n;
+      n.kind = Node::Kind::compare;
+      n.op = op;
+      n.args.push_back(std::move(*root));
+      n.args.push_back(std::move(*rhs));
+      root = std::move(n);
+    }
     skip_space();
-    if (m_pos < m_text.size()) return error("expected an operator or the end of the expression");
+    if (m_pos < m_text.size()) {
+      const char c = m_text[m_pos];
+      if (c == '<' || c == '>' || c == '=' || c == '!')
+        return error(condition ? "only one comparison per condition (list several conditions instead)"
+                               : "a comparison is not allowed here (only in shape constraints)");
+      return error("expected an operator or the end of the expression");
+    }
     return root;
   }
 
@@ -69,6 +91,17 @@ class Parser {
 
   void skip_space() {
     while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos]))) ++m_pos;
+  }
+  // `==` `!=` `<=` `>=` `<` `>` as the Node op codes; 0 (nothing consumed) when none is next.
+  char accept_comparison() {
+    skip_space();
+    auto rest = m_text.substr(m_pos);
+    for (auto [text, code] : {std::pair{"==", '='}, {"!=", '!'}, {"<=", 'l'}, {">=", 'g'}, {"<", '<'}, {">", '>'}}) {
+      if (!rest.starts_with(text)) continue;
+      m_pos += std::string_view(text).size();
+      return code;
+    }
+    return 0;
   }
   bool accept(char c) {
     skip_space();
@@ -232,6 +265,13 @@ class Evaluator {
         return apply(n.op, *a, *b);
       }
       case Node::Kind::call: return call(n);
+      case Node::Kind::compare: {
+        auto a = eval(n.args[0]);
+        if (!a) return a;
+        auto b = eval(n.args[1]);
+        if (!b) return b;
+        return int64_t{compare(n.op, *a, *b)};
+      }
     }
     return error("internal error: bad node");
   }
@@ -266,6 +306,18 @@ class Evaluator {
     return r;
   }
 
+  static bool compare(char op, int64_t a, int64_t b) {
+    switch (op) {
+      case '=': return a == b;
+      case '!': return a != b;
+      case '<': return a < b;
+      case 'l': return a <= b;
+      case '>': return a > b;
+      case 'g': return a >= b;
+    }
+    return false;
+  }
+
   util::Result<int64_t> call(const Node& n) const {
     std::vector<int64_t> v;
     for (const auto& arg : n.args) {
@@ -290,15 +342,19 @@ void collect_names(const Node& n, std::set<std::string>& out) {
 
 }  // namespace
 
-util::Result<Expr> Expr::parse(std::string_view text) {
+util::Result<Expr> Expr::parse_text(std::string_view text, bool condition) {
   Parser p(text);
-  auto root = p.parse_all();
+  auto root = p.parse_all(condition);
   if (!root) return std::unexpected(root.error());
   Expr e;
   e.m_text = std::string(text);
   e.m_root = std::make_shared<const Node>(std::move(*root));
   return e;
 }
+
+util::Result<Expr> Expr::parse(std::string_view text) { return parse_text(text, /*condition=*/false); }
+
+util::Result<Expr> Expr::parse_condition(std::string_view text) { return parse_text(text, /*condition=*/true); }
 
 util::Result<int64_t> Expr::eval(const Env& env) const {
   if (!m_root) return util::fail("", "empty expression (not parsed)");

@@ -98,7 +98,7 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
 
 bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "tensors", "variants",
-                        "distributions", "workloads", "baselines"}))
+                        "distributions", "workloads", "baselines", "shapes"}))
     return false;
   const Json* v = r.required(j, "", "op");
   if (!v || !r.op_name(*v, "op", spec.op)) return false;
@@ -121,8 +121,9 @@ bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   if (!v || !read_distributions(r, *v, "distributions", spec)) return false;
   v = r.required(j, "", "workloads");
   if (!v || !read_workloads(r, *v, "workloads", spec)) return false;
-  const Json* b = Reader::optional(j, "baselines");
-  return !b || read_baselines(r, *b, "baselines", spec);
+  if (const Json* b = Reader::optional(j, "baselines"); b && !read_baselines(r, *b, "baselines", spec)) return false;
+  const Json* s = Reader::optional(j, "shapes");
+  return !s || read_shapes(r, *s, "shapes", spec);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // Each returns false after recording the first error in the Reader. They run in file order of
 // dependence: params and tensors first, then variants (need tensors), distributions (need the
 // variants' dtypes), workloads (need everything, to evaluate shapes and rooflines), baselines
-// (need the variants).
+// (need the variants), shapes (need everything before them).
 #include <string>
 
 #include "core/spec.hpp"
@@ -21,6 +21,10 @@ bool read_workloads(Reader& r, const Json& j, const std::string& path, core::Spe
 // Optional vendor baselines (need the variants); reads each source file from the folder of
 // spec.file into Baseline::source.
 bool read_baselines(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+
+// Optional param ranges for drawn test workloads (need params, tensors, variants and the test
+// workloads); sets spec.shapes.
+bool read_shapes(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
 
 // Index of the first element of `names` equal to `name`, or -1 (for "duplicate ... (also <path>)").
 long find_index(const std::vector<std::string>& names, const std::string& name);

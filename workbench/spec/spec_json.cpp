@@ -57,6 +57,13 @@ nlohmann::json to_json(const core::Spec& s) {
                     {"flags", b.flags}, {"note", b.note}});
     out["baselines"] = bs;
   }
+  // As declared: ranges in the file's "lo..hi" form, so the output loads as a spec again.
+  if (s.shapes) {
+    nlohmann::json ranges = nlohmann::json::object();
+    for (const auto& r : s.shapes->ranges) ranges[r.param] = std::to_string(r.lo) + ".." + std::to_string(r.hi);
+    out["shapes"] = {{"ranges", ranges}, {"constraints", s.shapes->constraints}, {"count", s.shapes->count},
+                     {"max_elements", s.shapes->max_elements}};
+  }
   return out;
 }
 

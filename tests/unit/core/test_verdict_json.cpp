@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/verdict.hpp"
+#include "core/verdict_parse.hpp"
 
 namespace kwb::core {
 namespace {
@@ -159,6 +160,30 @@ TEST(VerdictJson, AbsentOptionalsAreNull) {
   EXPECT_TRUE(s.at("geomean_vs_incumbent").is_null());
   EXPECT_TRUE(s.at("geomean_vs_baseline").is_null());
   EXPECT_TRUE(s.at("beats_incumbent").is_null());
+}
+
+TEST(VerdictJson, DrawnWorkloadsAreMarkedAndReadBack) {
+  Verdict v = minimal();
+  WorkloadResult published, drawn;
+  published.name = "3x31";
+  published.kind = "test";
+  drawn.name = "drawn:rows=37,cols=1021";
+  drawn.kind = "test";
+  drawn.drawn = true;
+  drawn.params = {{"rows", 37}, {"cols", 1021}};
+  v.workloads = {published, drawn};
+  Json j = to_json(v);
+  EXPECT_EQ(j.at("workloads")[0].at("drawn"), false);
+  EXPECT_EQ(j.at("workloads")[1].at("drawn"), true);
+  EXPECT_EQ(j.at("workloads")[1].at("kind"), "test");
+  auto back = verdict_from_json(j);
+  ASSERT_TRUE(back.has_value()) << back.error().what();
+  EXPECT_FALSE(back->workloads[0].drawn);
+  EXPECT_TRUE(back->workloads[1].drawn);
+  EXPECT_EQ(back->workloads[1].name, "drawn:rows=37,cols=1021");
+  // Verdicts stored before drawn shapes have no "drawn": they read as published workloads.
+  j["workloads"][1].erase("drawn");
+  EXPECT_FALSE(verdict_from_json(j).value().workloads[1].drawn);
 }
 
 TEST(VerdictJson, PresentTimeAndRoofline) {

@@ -79,7 +79,7 @@ kwb::test::TempDir* FakeGpu::s_dir = nullptr;
 
 TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   auto r = eval_file((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string());
-  expect(r, "accepted", "correct on 9 test and 1 bench workloads");
+  expect(r, "accepted", "correct on 9 test, 3 drawn and 1 bench workloads");
   EXPECT_NE(r.verdict["device"].get<std::string>().find("Fake GPU"), std::string::npos) << r.verdict["device"];
   const auto& w = r.verdict["workloads"].back();
   EXPECT_EQ(w["name"], "n4k");
@@ -91,6 +91,34 @@ TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   EXPECT_TRUE(w["roofline"]["pct_bw_sheet"].is_null()) << "no data sheet for the fake model: " << w["roofline"];
   // 9 test workloads x 3 distributions x 2 runs x 2 configs, as checks of input sets.
   EXPECT_GE(r.verdict["workloads"][0]["checks"].get<int>(), 2 * 3 * 2);
+  // The 3 drawn test workloads went through every config as the published ones did.
+  int drawn = 0;
+  for (const auto& x : r.verdict["workloads"]) {
+    if (!x["drawn"].get<bool>()) continue;
+    ++drawn;
+    EXPECT_EQ(x["kind"], "test");
+    EXPECT_EQ(x["checks"], r.verdict["workloads"][0]["checks"]) << x["name"];
+    EXPECT_TRUE(x["correct"].get<bool>()) << x["name"];
+  }
+  EXPECT_EQ(drawn, 3);
+}
+
+TEST_F(FakeGpu, KernelTunedToThePublishedShapesIsIncorrectOnADrawnOne) {
+  auto r = eval(kernel("published_n"));
+  expect(r, "incorrect", "wrong on 3 of 12 test workloads; workload drawn:n=");
+  for (const auto& x : r.verdict["workloads"])
+    EXPECT_EQ(x["correct"].get<bool>(), !x["drawn"].get<bool>()) << x["name"];
+}
+
+TEST_F(FakeGpu, LaunchPlanIsCheckedOnDrawnShapesBeforeAnythingCompiles) {
+  // A grid that is empty past the largest published n (65537): valid for every published
+  // workload, rejected for a drawn one (seed 5 draws n = 140865 first, from the top of the range).
+  auto r = eval("// kwb:launch vadd grid=(ceil_div(n, 256) * (1 - min(1, max(0, n - 65537)))) block=(256) "
+                "args=(a, b, c, n)\nextern \"C\" __global__ void vadd(const float* a, const float* b, float* c, "
+                "long long n) {}\n",
+                "--seed 5");
+  expect(r, "rejected", "is 0 for workload drawn:n=140865; every dimension must be at least 1");
+  EXPECT_FALSE(r.verdict["summary"]["stage_ms"].contains("compile")) << r.verdict["summary"];
 }
 
 TEST_F(FakeGpu, CompareTimesTheIncumbentInterleavedInItsOwnGpuSession) {
@@ -133,7 +161,7 @@ TEST_F(FakeGpu, RooflineAgainstTheDataSheetForAKnownModel) {
 TEST_F(FakeGpu, CuptiClockFallsBackToEventsWithANoteWhereCuptiCannotRecord) {
   // The fake driver is no driver CUPTI can hook: the opt-in clock must degrade, not fail.
   auto r = eval_file((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string(), "--gpu-clock cupti");
-  expect(r, "accepted", "correct on 9 test and 1 bench workloads");
+  expect(r, "accepted", "correct on 9 test, 3 drawn and 1 bench workloads");
   EXPECT_EQ(r.verdict["workloads"].back()["time"]["clock"], "cuda_event");
   bool noted = false;
   for (const auto& d : r.verdict["diagnostics"])

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "spec/expr.hpp"
@@ -151,6 +152,47 @@ TEST(Expr, Overflow) {
 TEST(Expr, DivisionByZero) {
   EXPECT_EQ(eval_error("7/0"), "\"7/0\": division by zero in 7 / 0");
   EXPECT_NE(eval_error("7 % (n - 3)", {{"n", 3}}).find("division by zero in 7 % 0"), std::string::npos);
+}
+
+int64_t condition_ok(std::string_view text, const Env& env = {}) {
+  auto e = Expr::parse_condition(text);
+  EXPECT_TRUE(e.has_value()) << text << ": " << (e ? "" : e.error().what());
+  if (!e) return -424242;
+  auto v = e->eval(env);
+  EXPECT_TRUE(v.has_value()) << text << ": " << (v ? "" : v.error().what());
+  return v.value_or(-424242);
+}
+
+std::string condition_error(std::string_view text) {
+  auto e = Expr::parse_condition(text);
+  EXPECT_FALSE(e.has_value()) << text << " parsed";
+  return e ? "" : e.error().what();
+}
+
+TEST(Expr, ConditionsCompareTwoExpressions) {
+  const Env env{{"rows", 6}, {"cols", 1024}};
+  EXPECT_EQ(condition_ok("cols % 8 == 0", env), 1);
+  EXPECT_EQ(condition_ok("cols % 8 != 0", env), 0);
+  EXPECT_EQ(condition_ok("rows*cols <= 6144", env), 1);
+  EXPECT_EQ(condition_ok("rows*cols < 6144", env), 0);
+  EXPECT_EQ(condition_ok("rows > 5", env), 1);
+  EXPECT_EQ(condition_ok("rows >= 7", env), 0);
+  EXPECT_EQ(condition_ok("-rows<-5", env), 1);
+  EXPECT_EQ(condition_ok("min(rows, cols) == ceil_div(12, 2)", env), 1);
+  auto e = Expr::parse_condition("rows * cols <= 16777216");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->names(), (std::set<std::string>{"cols", "rows"}));
+}
+
+TEST(Expr, ConditionErrors) {
+  EXPECT_EQ(condition_error("cols % 8"), "\"cols % 8\": column 9: expected a comparison (==, !=, <, <=, >, >=)");
+  EXPECT_NE(condition_error("cols = 8").find("column 6: expected a comparison"), std::string::npos);
+  EXPECT_NE(condition_error("1 < cols < 9").find("only one comparison per condition"), std::string::npos);
+  EXPECT_NE(condition_error("(cols < 9)").find("expected ')'"), std::string::npos);
+  EXPECT_NE(condition_error("cols <").find("expected a number, a name or '('"), std::string::npos);
+  // Plain expressions (shapes, rooflines, launch plans) take no comparison.
+  EXPECT_NE(parse_error("rows < cols").find("a comparison is not allowed here (only in shape constraints)"),
+            std::string::npos);
 }
 
 TEST(Expr, DefaultConstructedIsAnError) {
