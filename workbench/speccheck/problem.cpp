@@ -10,8 +10,8 @@ std::string format_problem(const Problem& p) {
   return out + severity_name(p.severity) + ": " + p.message;
 }
 
-nlohmann::json problems_json(const std::vector<Problem>& problems) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json problems_json(const std::vector<Problem>& problems) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& p : problems)
     out.push_back({{"file", p.file}, {"field", p.field}, {"severity", severity_name(p.severity)}, {"message", p.message}});
   return out;

@@ -22,7 +22,7 @@ const char* severity_name(Severity s);
 // "specs/softmax/spec.json: workloads.test[2]: error: ..." (the field left out when empty).
 std::string format_problem(const Problem& p);
 // [{"file", "field", "severity", "message"}, ...]
-nlohmann::json problems_json(const std::vector<Problem>& problems);
+nlohmann::ordered_json problems_json(const std::vector<Problem>& problems);
 size_t count(const std::vector<Problem>& problems, Severity s);
 
 // Collects the problems of one spec folder with the files named once.
