@@ -19,6 +19,9 @@ struct TensorSpec {
   std::string name;
   Role role = Role::in;
   std::vector<std::string> shape;  // one expression per dimension, row-major
+  // Outputs: whether every element must be finite (checked by `kwb spec check`). Unset: finite
+  // under the distributions without non-finite or extreme specials (docs/specs.md).
+  std::optional<bool> finite;
 };
 
 struct Tolerance {

@@ -93,8 +93,9 @@ util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const 
   return out;
 }
 
-util::Result<std::shared_ptr<Reference>> ReferenceHost::open(const core::Spec& spec) {
-  auto built = build(spec);
+util::Result<std::shared_ptr<Reference>> ReferenceHost::open(const core::Spec& spec,
+                                                             const std::vector<std::string>& extra_flags) {
+  auto built = build(spec, extra_flags);
   if (!built) return std::unexpected(built.error());
   if (!built->ok) return util::fail("", built->reason);
   auto process = ReferenceProcess::start(m_cfg, spec, built->object);

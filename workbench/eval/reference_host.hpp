@@ -50,7 +50,7 @@ class ReferenceHost {
   // missing file; a reference that does not compile is a ReferenceBuild with ok false.
   util::Result<ReferenceBuild> build(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
   // Builds (if needed) and starts a reference process for one evaluation.
-  util::Result<std::shared_ptr<Reference>> open(const core::Spec& spec);
+  util::Result<std::shared_ptr<Reference>> open(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
   // open() as an ReferenceOpener; the host must outlive what it opens.
   ReferenceOpener opener() {
     return [this](const core::Spec& spec) { return open(spec); };

@@ -71,7 +71,7 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string p = index_path(path, i);
     const Json& jt = j[i];
-    if (!r.object(jt, p, {"name", "role", "shape"})) return false;
+    if (!r.object(jt, p, {"name", "role", "shape", "finite"})) return false;
     core::TensorSpec t;
     const Json* v = r.required(jt, p, "name");
     if (!v || !r.c_identifier(*v, member_path(p, "name"), t.name)) return false;
@@ -87,6 +87,15 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
       std::string text;
       if (!read_expression(r, (*v)[d], index_path(sp, d), spec, text)) return false;
       t.shape.push_back(std::move(text));
+    }
+    if (const Json* f = Reader::optional(jt, "finite")) {
+      const std::string fp = member_path(p, "finite");
+      bool finite = false;
+      if (!r.boolean(*f, fp, finite)) return false;
+      if (t.role == core::Role::in)
+        return r.fail(fp, fmt::format("tensor '{}' is an input (role \"in\"): \"finite\" is a promise about outputs",
+                                      t.name));
+      t.finite = finite;
     }
     names.push_back(t.name);
     spec.tensors.push_back(std::move(t));

@@ -28,7 +28,11 @@ nlohmann::json workloads_json(const std::vector<core::Workload>& ws) {
 
 nlohmann::json to_json(const core::Spec& s) {
   nlohmann::json tensors = nlohmann::json::array();
-  for (const auto& t : s.tensors) tensors.push_back({{"name", t.name}, {"role", core::role_name(t.role)}, {"shape", t.shape}});
+  for (const auto& t : s.tensors) {
+    nlohmann::json jt = {{"name", t.name}, {"role", core::role_name(t.role)}, {"shape", t.shape}};
+    if (t.finite) jt["finite"] = *t.finite;
+    tensors.push_back(std::move(jt));
+  }
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& v : s.variants) {
     nlohmann::json dtypes = nlohmann::json::object(), tol = nlohmann::json::object();

@@ -120,6 +120,15 @@ TEST(Loader, DeterministicIsOptional) {
   EXPECT_FALSE(s->deterministic);
 }
 
+TEST(Loader, FiniteIsAnOptionalPromiseOfOutputs) {
+  Json j = base();
+  j["tensors"][2]["finite"] = false;
+  auto s = parse_spec(j.dump(), k_file);
+  ASSERT_TRUE(s.has_value()) << s.error().what();
+  EXPECT_EQ(s->tensors[2].finite, std::optional<bool>(false));
+  EXPECT_FALSE(s->tensors[3].finite.has_value());  // left out: derived from the distributions
+}
+
 struct BadCase {
   const char* name;
   std::function<void(Json&)> mutate;
@@ -229,6 +238,10 @@ const std::vector<BadCase> k_bad = {
      "workloads.bench[0].backends[0]", "unknown backend \"gpu\" (known: cpu, cuda, cuda-launcher)"},
     {"deterministic not bool", [](Json& j) { j["deterministic"] = "yes"; }, "deterministic",
      "expected boolean, got string \"yes\""},
+    {"finite on an input", [](Json& j) { j["tensors"][0]["finite"] = true; }, "tensors[0].finite",
+     "tensor 'x' is an input (role \"in\"): \"finite\" is a promise about outputs"},
+    {"finite not bool", [](Json& j) { j["tensors"][2]["finite"] = 1; }, "tensors[2].finite",
+     "expected boolean, got number 1"},
 };
 
 TEST(Loader, BadSpecsNameFilePathAndReason) {

@@ -1,0 +1,16 @@
+// Reference of the broken-spec case non_finite_output: y = log(x)
+#include <cmath>
+#include <cstdint>
+
+#include "core/reference.hpp"
+
+namespace kwb::reference {
+
+void non_finite_output(const core::ReferenceArgs& a) {
+  const int64_t n = a.param("rows") * a.param("cols");
+  const float* x = a.in<float>("x");
+  double* y = a.out("y");
+  for (int64_t i = 0; i < n; ++i) y[i] = std::log(double(x[i]));
+}
+
+}  // namespace kwb::reference

@@ -1,0 +1,16 @@
+// Reference of the broken-spec case reference_compile_error: does not compile
+#include <cstdint>
+
+#include "core/reference.hpp"
+
+namespace kwb::reference {
+
+void reference_compile_error(const core::ReferenceArgs& a) {
+  const int64_t n = a.param("rows") * a.param("cols");
+  const float* x = a.in<float>("x");
+  double* y = a.out("y");
+  for (int64_t i = 0; i < n; ++i) y[i] = double(x[i])  // missing ';'
+  return;
+}
+
+}  // namespace kwb::reference
