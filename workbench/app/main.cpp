@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   int code = 0;
   app::add_eval_command(app, settings, code);
   app::add_specs_command(app, settings, code);
+  app::add_spec_command(app, settings, code);
   app::add_calibrate_command(app, settings, code);
   app::add_serve_command(app, settings, code);
   app::add_restore_command(app, settings, code);
