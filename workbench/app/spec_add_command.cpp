@@ -50,7 +50,8 @@ util::Result<library::FolderFiles> read_folder(const fs::path& dir) {
   return files;
 }
 
-int print(const nlohmann::json& body, bool json) {
+// `served`: who serves it now ("it is served now", or what will serve it).
+int print(const nlohmann::json& body, bool json, const char* served) {
   if (json) {
     std::cout << body.dump(2) << "\n";
     return 0;
@@ -64,8 +65,8 @@ int print(const nlohmann::json& body, bool json) {
     std::string replaces = body.contains("replaces") && body["replaces"].is_string()
                                ? " (replaces " + body["replaces"].get<std::string>() + ")"
                                : " (a new op)";
-    std::printf("kwb spec add: added %s v%d%s in library commit %s; it is served now\n", body.value("op", "").c_str(),
-                body.value("version", 0), replaces.c_str(), commit.substr(0, 12).c_str());
+    std::printf("kwb spec add: added %s v%d%s in library commit %s; %s\n", body.value("op", "").c_str(),
+                body.value("version", 0), replaces.c_str(), commit.substr(0, 12).c_str(), served);
   }
   std::printf("  digest %s\n", body.value("digest", "").c_str());
   return 0;
@@ -78,7 +79,7 @@ int through_daemon(const SpecAddArgs& a, const library::FolderFiles& files) {
     std::fprintf(stderr, "kwb spec add: %s\n", reply.error().what().c_str());
     return reply.error().status == 400 || reply.error().status == 409 ? 1 : 2;
   }
-  return print(reply->body, a.json);
+  return print(reply->body, a.json, "the daemon serves it now");
 }
 
 int on_workspace(const SpecAddArgs& a, const util::Settings& settings, const library::FolderFiles& files) {
@@ -102,7 +103,8 @@ int on_workspace(const SpecAddArgs& a, const util::Settings& settings, const lib
   library::SpecIntake intake(**repo, *catalog, spec_cache_dir(settings), spec_checks(settings));
   auto r = intake.add(files, std::string("kwb spec add") + (user && *user ? " (" + std::string(user) + ")" : ""));
   using Code = library::SpecAddResult::Code;
-  if (r.code == Code::added || r.code == Code::unchanged) return print(r.body(), a.json);
+  if (r.code == Code::added || r.code == Code::unchanged)
+    return print(r.body(), a.json, "kwb commands on this workspace (and a daemon started on it) serve it");
   std::fprintf(stderr, "kwb spec add: %s\n", r.error.what().c_str());
   return r.code == Code::internal ? 2 : 1;
 }
