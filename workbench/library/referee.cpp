@@ -180,10 +180,9 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   core::Verdict iv = eval::run_to_verdict(incumbent);
   v.summary.incumbent->remeasured = true;
   // Every comparison evaluates the incumbent again, under the candidate's spec version: that is
-  // its re-validation when it was promoted under another version (or seeded, version unknown).
-  const bool other_version = entry->spec_version != v.spec_version;
-  const std::string promoted_under =
-      entry->spec_version > 0 ? "promoted under spec v" + std::to_string(entry->spec_version) : "seeded";
+  // its re-validation when it was promoted under another version (seeded kernels record none).
+  const bool other_version = entry->spec_version > 0 && entry->spec_version != v.spec_version;
+  const std::string promoted_under = "promoted under spec v" + std::to_string(entry->spec_version);
   if (other_version && iv.status == core::Status::accepted)
     note(fmt::format("the incumbent {} ({}) was re-validated against spec v{}", entry->kernel, promoted_under,
                      v.spec_version));

@@ -5,6 +5,7 @@
 // tests/integration/test_decide_noise.cpp and test_decision.cpp.
 #include <gtest/gtest.h>
 
+#include "library/dispatch.hpp"
 #include "library/referee.hpp"
 #include "spec/loader.hpp"
 #include "store/tuning_repository.hpp"
@@ -229,9 +230,17 @@ TEST(Referee, RecordsOfAnotherSpecVersionAreStale) {
 }
 
 TEST(Referee, AnIncumbentOfAnotherVersionCountsOnlyOnceRevalidated) {
-  // The seeded incumbent has no recorded version: each comparison re-validates it under the
-  // candidate's version; failing that version because of its code, it does not count.
+  // The incumbent was promoted under spec v1; a candidate is judged under v2. Each comparison
+  // re-validates it under v2; failing that version because of its code, it does not count.
   Fixture f;
+  auto head = f.repo->head();
+  ASSERT_TRUE(head);
+  auto dispatch = parse_dispatch(*f.repo->read("dispatch.json"));
+  ASSERT_TRUE(dispatch);
+  DispatchEntry e = *dispatch->find("vector_add", "f32", "cpu", "any");
+  e.spec_version = 1;
+  dispatch->upsert(e);
+  ASSERT_TRUE(f.repo->commit(*head, {{"dispatch.json", dispatch_text(*dispatch)}}, "incumbent of spec v1"));
   Referee referee(*f.repo, *f.db);
   CannedEvaluation open(f.spec(), timed(5000, 100000, k_toolchain, 2));
   core::Verdict v = timed(5000, 100000, k_toolchain, 2);
@@ -243,7 +252,8 @@ TEST(Referee, AnIncumbentOfAnotherVersionCountsOnlyOnceRevalidated) {
   }, nullptr));
   ASSERT_TRUE(v.summary.beats_incumbent);
   EXPECT_TRUE(*v.summary.beats_incumbent) << v.reason;
-  EXPECT_NE(v.reason.find("(seeded) does not pass spec v2: it does not count"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("(promoted under spec v1) does not pass spec v2: it does not count"), std::string::npos)
+      << v.reason;
   // Accepted under the new version: it counts, and the reason says it was re-validated.
   core::Verdict w = timed(5000, 100000, k_toolchain, 2);
   referee.judge(candidate("b"), w, &open, f.prepare([] { return timed(5000, 100000, k_toolchain, 2); }, nullptr));
