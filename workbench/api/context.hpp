@@ -9,6 +9,7 @@
 #include "exec/event_hub.hpp"
 #include "exec/pipeline.hpp"
 #include "library/curator.hpp"
+#include "library/spec_intake.hpp"
 #include "spec/loader.hpp"
 #include "store/database.hpp"
 #include "store/janitor.hpp"
@@ -38,6 +39,7 @@ struct ApiContext {
   ApiLimits limits;
   std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
   library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
+  library::SpecIntake* spec_intake = nullptr;   // null: specs cannot be added (POST /v1/specs answers 503)
   const store::Janitor* janitor = nullptr;      // free space and the reserve, for /v1/health
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };

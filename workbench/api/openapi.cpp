@@ -11,6 +11,9 @@ const RouteDoc k_routes[] = {
     {"get", "/v1/devices", "agent", "Devices and their calibrated peaks"},
     {"get", "/v1/specs", "agent", "All operator specs"},
     {"get", "/v1/specs/{op}", "agent", "One operator spec"},
+    {"post", "/v1/specs", "reviewer",
+     "Add an op, or a new version of one: its spec folder's files are validated, committed into the library as one "
+     "commit and served at once (201; 200 when the library already holds the same files)"},
     {"get", "/v1/analysis/rules", "agent", "The static-analysis rules (id, severity, summary)"},
     {"post", "/v1/candidates", "agent", "Submit a candidate (202 with id and links; honours Idempotency-Key)"},
     {"get", "/v1/candidates", "agent", "List candidates, newest first (filters op, state, status; limit, before)"},
@@ -43,6 +46,22 @@ nlohmann::json error_schema() {
              {{"type", "object"},
               {"required", {"type", "message"}},
               {"properties", {{"type", {{"type", "string"}}}, {"message", {{"type", "string"}}}}}}}}}};
+}
+
+nlohmann::json add_spec_schema() {
+  return {{"type", "object"},
+          {"required", {"files"}},
+          {"additionalProperties", false},
+          {"properties",
+           {{"files",
+             {{"type", "object"},
+              {"description", "The spec folder: file name -> content. spec.json and reference.cpp are required; "
+                              "reference.cu, reference* sources, the baselines' files and README.md may come too. "
+                              "At most 16 files, 256 KiB each, 768 KiB in all."},
+              {"minProperties", 2},
+              {"maxProperties", 16},
+              {"propertyNames", {{"pattern", "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$"}}},
+              {"additionalProperties", {{"type", "string"}, {"maxLength", 262144}}}}}}}};
 }
 
 nlohmann::json submit_schema() {
@@ -120,6 +139,15 @@ nlohmann::json openapi_document(const std::string& version) {
       op["parameters"] = nlohmann::json::array({{{"name", "Idempotency-Key"}, {"in", "header"}, {"required", false},
                                                  {"schema", {{"type", "string"}, {"maxLength", 200}}}}});
     }
+    if (path == "/v1/specs" && std::string_view(r.method) == "post") {
+      op["requestBody"] = {{"required", true},
+                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/AddSpec"}}}}}}}};
+      op["responses"]["201"] = {{"description", "Added: {status, op, version, digest, commit, replaces, spec}"}};
+      op["responses"]["400"] = {{"description", "invalid_spec: error.file and error.field name what is wrong"}};
+      op["responses"]["409"] = {{"description", "spec_conflict: the op is served at this version with another "
+                                                 "meaning (a changed spec needs a new version), or at a higher version"}};
+      op["responses"]["503"] = {{"description", "no_library: this daemon runs without a library"}};
+    }
     paths[path][r.method] = op;
   }
   return {{"openapi", "3.1.0"},
@@ -128,7 +156,7 @@ nlohmann::json openapi_document(const std::string& version) {
           {"paths", paths},
           {"components",
            {{"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}},
-            {"schemas", {{"Error", error_schema()}, {"Submit", submit_schema()}}}}}};
+            {"schemas", {{"Error", error_schema()}, {"Submit", submit_schema()}, {"AddSpec", add_spec_schema()}}}}}};
 }
 
 }  // namespace kwb::api

@@ -4,7 +4,8 @@
 #include "api/context.hpp"
 
 namespace kwb::api {
-void add_meta_routes(httplib::Server& svr, ApiContext& ctx);        // health, devices, specs, openapi, metrics, tokens
+void add_meta_routes(httplib::Server& svr, ApiContext& ctx);        // health, devices, openapi, metrics, tokens
+void add_spec_routes(httplib::Server& svr, ApiContext& ctx);        // list, show and add specs
 void add_candidate_routes(httplib::Server& svr, ApiContext& ctx);   // submit, get, list, cancel
 void add_event_routes(httplib::Server& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(httplib::Server& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library

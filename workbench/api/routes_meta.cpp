@@ -1,4 +1,4 @@
-// /v1/health /v1/devices /v1/specs[/{op}] /v1/tokens /metrics /openapi.json
+// /v1/health /v1/devices /v1/tokens /metrics /openapi.json (specs: routes_specs.cpp)
 #include <fmt/format.h>
 
 #include "api/body_fields.hpp"
@@ -6,7 +6,6 @@
 #include "api/openapi.hpp"
 #include "analysis/analyzer.hpp"
 #include "api/routes.hpp"
-#include "spec/spec_json.hpp"
 #include "store/device_repository.hpp"
 #include "store/token_repository.hpp"
 
@@ -39,18 +38,6 @@ nlohmann::json storage_health(const ApiContext& ctx, const exec::PipelineStats& 
 }  // namespace
 
 void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
-  // Specs never change while the daemon runs: serialise them once.
-  auto specs_body = std::make_shared<std::string>();
-  auto spec_bodies = std::make_shared<std::map<std::string, std::string>>();
-  {
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& op : ctx.catalog.ops()) {
-      auto j = spec::to_json(*ctx.catalog.find(op));
-      (*spec_bodies)[op] = j.dump();
-      all.push_back(std::move(j));
-    }
-    *specs_body = nlohmann::json{{"specs", all}}.dump();
-  }
   auto openapi_body = std::make_shared<std::string>(openapi_document(KWB_VERSION).dump(2));
 
   svr.Get("/v1/health", [&ctx](const httplib::Request&, httplib::Response& res) {
@@ -75,16 +62,6 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
                        {"flops_per_s", d.flops_per_s ? nlohmann::json(*d.flops_per_s) : nlohmann::json(nullptr)},
                        {"calibration", d.details}, {"calibrated_at", d.calibrated_at}});
     send_json(res, 200, {{"devices", items}});
-  });
-  svr.Get("/v1/specs", [&ctx, specs_body](const httplib::Request& req, httplib::Response& res) {
-    if (!guard(req, res, ctx, Role::agent)) return;
-    res.set_content(*specs_body, "application/json");
-  });
-  svr.Get(R"(/v1/specs/([a-z][a-z0-9_]{0,63}))", [&ctx, spec_bodies](const httplib::Request& req, httplib::Response& res) {
-    if (!guard(req, res, ctx, Role::agent)) return;
-    auto it = spec_bodies->find(req.matches[1]);
-    if (it == spec_bodies->end()) return send_error(res, 404, "not_found", "no spec for op '" + std::string(req.matches[1]) + "'");
-    res.set_content(it->second, "application/json");
   });
   svr.Get("/v1/analysis/rules", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::agent)) return;

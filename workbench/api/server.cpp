@@ -26,6 +26,7 @@ Server::Server(ApiContext& ctx) : m_ctx(ctx), m_http(std::make_unique<HttpDispat
   m_http->set_keep_alive_max_count(g.max_requests_per_connection);
   m_http->set_keep_alive_timeout(std::max<time_t>(1, g.idle_timeout.count() / 1000));
   add_meta_routes(*m_http, ctx);
+  add_spec_routes(*m_http, ctx);
   add_candidate_routes(*m_http, ctx);
   add_event_routes(*m_http, ctx);
   add_library_routes(*m_http, ctx);

@@ -9,6 +9,7 @@
 
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
+#include "app/spec_sources.hpp"
 #include "core/verdict_parse.hpp"
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
@@ -108,7 +109,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   std::filesystem::path workspace = settings.get("workspace");
   auto db = store::Database::open(workspace / "kwb.db");
   if (!db) return usage(db.error().what());
-  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  auto catalog = load_catalog(settings);
   if (!catalog) return usage(catalog.error().what());
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return usage("library: " + repo.error().what());
@@ -160,6 +161,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     }
     core::Verdict v = eval::run_to_verdict(**made);
     cand.variant = v.variant;
+    full.spec_version = v.spec_version;  // the incumbent is re-validated under the same version
     referee.judge(cand, v, made->get(), [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
       return prepare_library_kernel(factory, full, inc, bench);
     });
@@ -194,7 +196,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
       r.update({{"outcome", "conflict"}, {"reason", "decided by a reviewer while kwb ci promote evaluated it"}});
       return;
     }
-    auto done = library::promote(**repo, {cand, v, catalog->find(rec.op), "ci"});
+    auto done = library::promote(**repo, {cand, v, catalog->find(rec.op, v.spec_version), "ci"});
     if (!done) {
       r.update({{"outcome", "error"}, {"reason", done.error().what()}});
     } else if (done->kind != library::PromotionResult::Kind::committed) {

@@ -13,7 +13,7 @@ namespace kwb::app {
 
 void add_eval_command(CLI::App& app, util::Settings& settings, int& code);
 void add_specs_command(CLI::App& app, util::Settings& settings, int& code);
-void add_spec_command(CLI::App& app, util::Settings& settings, int& code);  // spec new|check
+void add_spec_command(CLI::App& app, util::Settings& settings, int& code);  // spec new|check|add
 void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code);
 void add_serve_command(CLI::App& app, util::Settings& settings, int& code);
 void add_restore_command(CLI::App& app, util::Settings& settings, int& code);  // restore [BACKUP]

@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "app/baseline_judge.hpp"
 #include "app/library_support.hpp"
+#include "app/spec_sources.hpp"
 #include "library/referee.hpp"
 #include "app/verdict_table.hpp"
 #include "eval/cpu_device.hpp"
@@ -47,7 +48,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   std::string backend = !a.backend.empty() ? a.backend : launcher ? "cuda-launcher" : cu ? "cuda" : "cpu";
   if (backend != "cpu" && backend != "cuda" && backend != "cuda-launcher")
     return usage_error("backend '" + backend + "' is not one of cpu, cuda, cuda-launcher");
-  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  auto catalog = load_catalog(settings);
   if (!catalog) return usage_error(catalog.error().what());
   const core::Spec* spec = catalog->find(a.op);
   if (!spec) {

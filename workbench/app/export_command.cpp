@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
+#include "app/spec_sources.hpp"
 #include "library/repository.hpp"
 #include "package/export.hpp"
 #include "util/fs.hpp"
@@ -24,7 +25,7 @@ int fail(const std::string& msg) {
 }
 
 int run_export(const ExportArgs& a, const util::Settings& settings) {
-  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  auto catalog = load_catalog(settings);
   if (!catalog) return fail(catalog.error().what());
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return fail("library: " + repo.error().what());

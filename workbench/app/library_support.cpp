@@ -77,8 +77,10 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
                                          eval::ProgressFn progress) -> util::Result<std::unique_ptr<eval::Evaluation>> {
     eval::EvalOptions opt = base;
     opt.bench = rec.bench;
-    const core::Spec* spec = specs.find(rec.op);
-    if (!spec) return util::fail("op", "unknown op '" + rec.op + "'");
+    const core::Spec* spec = rec.spec_version > 0 ? specs.find(rec.op, rec.spec_version) : specs.find(rec.op);
+    if (!spec)
+      return util::fail("op", "unknown op '" + rec.op + "'" +
+                                  (rec.spec_version > 0 ? " at spec version " + std::to_string(rec.spec_version) : ""));
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     if (rec.backend == "cpu")
       return std::unique_ptr<eval::Evaluation>(

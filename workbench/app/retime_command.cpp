@@ -10,6 +10,7 @@
 
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
+#include "app/spec_sources.hpp"
 #include "library/referee.hpp"
 #include "store/tuning_repository.hpp"
 #include "util/hash.hpp"
@@ -33,7 +34,7 @@ int run_retime(const RetimeArgs& a, util::Settings& settings) {
   std::filesystem::create_directories(workspace, ec);
   auto db = store::Database::open(workspace / "kwb.db");
   if (!db) return usage(db.error().what());
-  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  auto catalog = load_catalog(settings);
   if (!catalog) return usage(catalog.error().what());
   if (!catalog->find(a.op)) return usage("unknown op '" + a.op + "'");
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));

@@ -17,6 +17,7 @@
 #include "app/baseline_judge.hpp"
 #include "app/housekeeping.hpp"
 #include "app/library_support.hpp"
+#include "app/spec_sources.hpp"
 #include "eval/cpu_device.hpp"
 #include "exec/pipeline.hpp"
 #include "library/curator.hpp"
@@ -93,7 +94,9 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     auto r = janitor.sweep(8u << 20);
     return r.evicted_files > 0 || r.removed_jobs > 0;
   });
-  auto catalog = spec::Catalog::load(settings.get("specs-dir"));
+  auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
+  if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
+  auto catalog = load_catalog(settings, library->get());
   if (!catalog) return std::fprintf(stderr, "kwb serve: %s\n", catalog.error().what().c_str()), 2;
   std::error_code ec;
   if (!std::filesystem::exists(settings.get("runner"), ec))
@@ -106,7 +109,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   eval::EvalOptions opt = eval_options(settings);
   if (opt.gpu_clock != "events" && opt.gpu_clock != "cupti")
     return std::fprintf(stderr, "kwb serve: --gpu-clock '%s' is not one of events, cupti\n", opt.gpu_clock.c_str()), 2;
-  const spec::Catalog& specs = *catalog;
+  spec::Catalog& specs = *catalog;  // grows at run time (POST /v1/specs)
   eval::CpuDevice cpu = *device;
   CudaBackend cuda = find_cuda_backend(*db, opt);
   if (cuda.device.present)  // the next GPU evaluation finds its sandboxed runner already started
@@ -122,12 +125,11 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   }).detach();
   exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
-  auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
-  if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
   library::Policy policy;
   policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
   library::Referee referee(**library, *db, policy);
   library::Curator curator(*db, objects, **library, specs);
+  library::SpecIntake spec_intake(**library, specs, spec_cache_dir(settings), spec_checks(settings));
   AutoPromote auto_promote(settings.get("auto-promote"));
   // In the device lane after the decide stage: compare with the incumbent, then (policy) promote,
   // so a winner's decision exists by the time its verdict is visible.
@@ -136,14 +138,16 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
                                                                         const std::string& source, core::Verdict& v,
                                                                         eval::Evaluation& evaluation) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    store::CandidateRecord pinned = rec;  // the library kernels are judged under the candidate's spec version
+    pinned.spec_version = v.spec_version;
     baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
-      store::CandidateRecord like = rec;
+      store::CandidateRecord like = pinned;
       like.backend = k.backend;
       like.bench = bench;
       return measure_library_kernel(factory, like, k);
     });
     referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-      return prepare_library_kernel(factory, rec, inc, bench);
+      return prepare_library_kernel(factory, pinned, inc, bench);
     });
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
@@ -163,6 +167,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
   ctx.limits.queue_quota = a.queue_quota;
   ctx.curator = &curator;
+  ctx.spec_intake = &spec_intake;
   ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   ctx.limits.http = a.http;

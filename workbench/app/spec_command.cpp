@@ -1,5 +1,5 @@
-// kwb spec new OP | kwb spec check DIR: start a spec folder, and say everything wrong with one
-// (docs/specs.md, "Checking a spec").
+// kwb spec new OP | check DIR | add DIR: start a spec folder, say everything wrong with one, add
+// one to the library (docs/specs.md, "Adding an op"). `spec add` lives in spec_add_command.cpp.
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
@@ -7,7 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
-#include "eval/reference_host.hpp"
+#include "app/spec_sources.hpp"
 #include "speccheck/checker.hpp"
 #include "speccheck/skeleton.hpp"
 
@@ -22,29 +22,6 @@ struct CheckFlags {
   uint64_t seed = speccheck::ReferenceCheckOptions{}.seed;
 };
 
-// The references as evaluations reach them (built by eval::ReferenceHost in the compile sandbox
-// and run in a reference process), compiled with -Wall -Wextra: one build serves the warnings
-// check and the runs.
-speccheck::ReferenceAccess reference_access(const util::Settings& settings) {
-  eval::EvalOptions opt = eval_options(settings);
-  eval::ReferenceHostConfig cfg;
-  cfg.runner = opt.runner;
-  cfg.bwrap = opt.bwrap;
-  cfg.workspace = std::filesystem::temp_directory_path() / "kwb-speccheck";
-  cfg.cxx = opt.cxx;
-  cfg.timeout_ms = opt.reference_timeout_ms;
-  cfg.cache_dir = opt.reference_cache;
-  auto host = std::make_shared<eval::ReferenceHost>(cfg);
-  const std::vector<std::string> warnings = {"-Wall", "-Wextra"};
-  auto build = [host, warnings](const core::Spec& spec) -> util::Result<speccheck::ReferenceBuild> {
-    auto b = host->build(spec, warnings);
-    if (!b) return std::unexpected(b.error());
-    return speccheck::ReferenceBuild{b->ok, b->diagnostics, b->reason};
-  };
-  auto open = [host, warnings](const core::Spec& spec) { return host->open(spec, warnings); };
-  return {build, open};
-}
-
 int run_check(const CheckFlags& f, const util::Settings& settings) {
   speccheck::CheckOptions options;
   options.reference_checks = !f.no_reference;
@@ -56,7 +33,7 @@ int run_check(const CheckFlags& f, const util::Settings& settings) {
     if (!size) return std::fprintf(stderr, "kwb spec check: %s: %s\n", flag, size.error().what().c_str()), 2;
     *limit = *size;
   }
-  auto report = speccheck::check_path(f.dir, options, reference_access(settings));
+  auto report = speccheck::check_path(f.dir, options, spec_reference_access(settings));
   if (!report) return std::fprintf(stderr, "kwb spec check: %s\n", report.error().what().c_str()), 2;
   const size_t errors = speccheck::count(report->problems, speccheck::Severity::error);
   const size_t warnings = speccheck::count(report->problems, speccheck::Severity::warning);
@@ -74,9 +51,13 @@ int run_check(const CheckFlags& f, const util::Settings& settings) {
 
 }  // namespace
 
+void add_spec_add_command(CLI::App& spec, util::Settings& settings, int& code);
+
 void add_spec_command(CLI::App& app, util::Settings& settings, int& code) {
-  auto* cmd = app.add_subcommand("spec", "Write a new spec folder, or check one");
+  auto* cmd = app.add_subcommand("spec", "Work on operator specs: write a new folder, check one, add one to the library "
+                                         "(kwb specs lists them)");
   cmd->require_subcommand(1);
+  add_spec_add_command(*cmd, settings, code);
 
   auto op = std::make_shared<std::string>();
   auto parent = std::make_shared<std::string>(".");

@@ -5,6 +5,7 @@
 #include "app/commands.hpp"
 #include <nlohmann/json.hpp>
 
+#include "app/spec_sources.hpp"
 #include "client/api_client.hpp"
 #include "spec/loader.hpp"
 #include "spec/spec_json.hpp"
@@ -25,8 +26,8 @@ int fetch_specs(const std::string& server, const std::string& token, const std::
   return 0;
 }
 
-int load_specs(const std::string& dir, const std::string& op, nlohmann::json& out) {
-  auto catalog = spec::Catalog::load(dir);
+int load_specs(const util::Settings& settings, const std::string& op, nlohmann::json& out) {
+  auto catalog = load_catalog(settings);
   if (!catalog) return std::fprintf(stderr, "kwb specs: %s\n", catalog.error().what().c_str()), 2;
   for (const auto& name : catalog->ops()) {
     if (!op.empty() && name != op) continue;
@@ -51,7 +52,7 @@ void add_specs_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->callback([op, json, server, token, &settings, &code] {
     nlohmann::json out = nlohmann::json::array();
     code = client::server_named(*server) ? fetch_specs(*server, *token, *op, out)
-                                         : load_specs(settings.get("specs-dir"), *op, out);
+                                         : load_specs(settings, *op, out);
     if (code != 0) return;
     if (!op->empty() && out.empty()) {
       std::fprintf(stderr, "kwb specs: unknown op '%s'\n", op->c_str());

@@ -39,7 +39,8 @@ int run_list(const TuningArgs& a, const util::Settings& settings) {
         out.push_back({{"op", r.op}, {"variant", r.variant}, {"backend", r.backend}, {"workload", r.workload},
                        {"params", r.params}, {"source_sha256", r.source_sha256}, {"config", r.config},
                        {"device", r.identity.device}, {"toolchain", r.identity.toolchain},
-                       {"workbench", r.identity.workbench}, {"median_ns", r.median_ns}, {"stderr_pct", r.stderr_pct},
+                       {"workbench", r.identity.workbench}, {"spec_version", r.identity.spec_version},
+                       {"median_ns", r.median_ns}, {"stderr_pct", r.stderr_pct},
                        {"samples", r.samples}, {"candidate", r.candidate}, {"stale", r.stale},
                        {"measured_at", r.measured_at}});
     std::cout << out.dump(2) << "\n";

@@ -117,6 +117,9 @@ struct Spec {
   std::vector<Baseline> baselines;  // optional vendor baselines
   std::optional<ShapeDraws> shapes;  // optional: param ranges for drawn test workloads
   std::filesystem::path file;  // where it was loaded from
+  // sha256 of what the spec means (spec/digest.hpp): spec.json without its descriptive text, and
+  // the reference sources. Two specs of one op and version must have the same digest.
+  std::string digest;
 
   const Variant* find_variant(std::string_view name) const;
   const TensorSpec* find_tensor(std::string_view name) const;

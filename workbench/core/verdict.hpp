@@ -127,6 +127,7 @@ struct Summary {
 struct Verdict {
   std::string candidate;  // id or source path
   std::string op, variant, backend;
+  int spec_version = 0;   // the version of the op's spec it was judged under (0: unknown, older verdicts)
   Status status = Status::error;
   std::string reason;
   std::vector<Diagnostic> diagnostics;

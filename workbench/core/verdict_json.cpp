@@ -82,7 +82,7 @@ nlohmann::json to_json(const WorkloadResult& w) {
 
 nlohmann::json to_json(const Verdict& v) {
   nlohmann::json j = {{"schema", "kwb.verdict.v1"}, {"candidate", v.candidate}, {"op", v.op},
-                      {"variant", v.variant}, {"backend", v.backend},
+                      {"spec_version", v.spec_version}, {"variant", v.variant}, {"backend", v.backend},
                       {"status", status_name(v.status)}, {"reason", v.reason},
                       {"device", v.device}, {"toolchain", v.toolchain}};
   j["diagnostics"] = nlohmann::json::array();

@@ -109,6 +109,7 @@ util::Result<Verdict> verdict_from_json(const J& j) {
   Verdict v;
   v.candidate = str(j, "candidate");
   v.op = str(j, "op");
+  if (j.contains("spec_version") && j["spec_version"].is_number_integer()) v.spec_version = j["spec_version"].get<int>();
   v.variant = str(j, "variant");
   v.backend = str(j, "backend");
   auto status = status_from_name(str(j, "status"));

@@ -40,6 +40,7 @@ CpuEvaluation::CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, 
       m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
   m_verdict.op = spec.op;
+  m_verdict.spec_version = spec.version;
   m_verdict.backend = "cpu";
   m_verdict.device = m_device.name + ", " + std::to_string(m_opt.threads) + " thread" + (m_opt.threads == 1 ? "" : "s");
 }

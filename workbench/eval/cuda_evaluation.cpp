@@ -57,6 +57,7 @@ CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference
       m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
   m_verdict.op = spec.op;
+  m_verdict.spec_version = spec.version;
   m_verdict.backend = m_launcher ? "cuda-launcher" : "cuda";
   m_verdict.device = m_device.describe();
 }

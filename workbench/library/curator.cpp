@@ -11,6 +11,7 @@
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
 #include "library/snapshot.hpp"
+#include "library/spec_folders.hpp"
 #include "store/candidate_repository.hpp"
 #include "store/decision_repository.hpp"
 
@@ -46,13 +47,18 @@ std::variant<Loaded, Outcome> load(store::Database& db, store::ObjectStore& obje
   return Loaded{r, std::move(*verdict), std::move(cand)};
 }
 
-nlohmann::json entry_json(const DispatchEntry& e) {
+nlohmann::json entry_json(const DispatchEntry& e, const spec::Catalog& catalog) {
+  const core::Spec* current = catalog.find(e.op);
   nlohmann::json configs = nlohmann::json::array();
   for (const auto& c : e.configs)
     configs.push_back({{"workload", c.workload}, {"params", c.params}, {"tune", c.tune},
                        {"median_ns", c.median_ns ? nlohmann::json(*c.median_ns) : nlohmann::json()}});
   return {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
-          {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs}};
+          {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs},
+          // The spec version it was accepted under (null: seeded) and whether that is the current one;
+          // an incumbent of another version is re-validated before it counts (docs/library.md).
+          {"spec_version", e.spec_version > 0 ? nlohmann::json(e.spec_version) : nlohmann::json()},
+          {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
 }
 
 }  // namespace
@@ -87,7 +93,15 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
     return ok({{"id", id}, {"decision", "promoted"}, {"commit", landed->commit}, {"kernel", landed->kernel},
                {"recovered", true}});
   }
-  PromotionRequest req{cand, verdict, m_catalog.find(cand.op), reviewer};
+  // A verdict of an older spec version says nothing about the current one (docs/library.md).
+  const core::Spec* current = m_catalog.find(cand.op);
+  // (Verdicts stored before spec versions were recorded were all judged under version 1.)
+  const int judged = verdict.spec_version > 0 ? verdict.spec_version : 1;
+  if (current && judged != current->version)
+    return error(Code::refused, fmt::format("candidate {} was judged under version {} of spec {}, which is now at "
+                                            "version {}: submit it again to be judged under version {}",
+                                            id, judged, cand.op, current->version, current->version));
+  PromotionRequest req{cand, verdict, current, reviewer};
   auto result = library::promote(m_repo, req);
   if (!result) return error(Code::internal, result.error().what());
   switch (result->kind) {
@@ -228,7 +242,7 @@ Outcome Curator::library(const std::string& op) {
   const std::string* head = &snap->commit;
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : snap->dispatch.entries)
-    if (op.empty() || e.op == op) entries.push_back(entry_json(e));
+    if (op.empty() || e.op == op) entries.push_back(entry_json(e, m_catalog));
   nlohmann::json body = {{"commit", *head}, {"path", m_repo.path().string()}, {"entries", entries}};
   if (!op.empty()) {
     auto log = m_repo.log(op, 50);
@@ -238,6 +252,12 @@ Outcome Curator::library(const std::string& op) {
       history.push_back({{"commit", c.id}, {"summary", c.summary}, {"time", c.time}, {"trailers", c.trailers}});
     body["op"] = op;
     body["history"] = history;
+    auto spec_log = m_repo.log(k_specs_prefix + op, 50);
+    if (!spec_log) return error(Code::internal, spec_log.error().what());
+    nlohmann::json spec_history = nlohmann::json::array();
+    for (const auto& c : *spec_log)
+      spec_history.push_back({{"commit", c.id}, {"summary", c.summary}, {"time", c.time}, {"trailers", c.trailers}});
+    body["spec_history"] = spec_history;
   }
   return ok(body);
 }

@@ -74,6 +74,12 @@ util::Result<DispatchEntry> parse_entry(const json& j, const std::string& path) 
     if (!v) return std::unexpected(v.error());
     e.*field = *v;
   }
+  if (j.contains("spec_version")) {
+    const json& v = j["spec_version"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000000000)
+      return util::fail(path + ".spec_version", "expected an integer >= 1, got " + v.dump());
+    e.spec_version = v.get<int>();
+  }
   if (j.contains("configs")) {
     if (!j["configs"].is_array()) return util::fail(path + ".configs", "expected an array");
     for (size_t i = 0; i < j["configs"].size(); ++i) {
@@ -139,8 +145,10 @@ std::string dispatch_text(const Dispatch& d) {
       if (c.median_ns) jc["median_ns"] = *c.median_ns;
       configs.push_back(std::move(jc));
     }
-    entries.push_back({{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
-                       {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs}});
+    json je = {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
+               {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs}};
+    if (e.spec_version > 0) je["spec_version"] = e.spec_version;
+    entries.push_back(std::move(je));
   }
   json j = {{"schema", "kwb.dispatch.v1"}, {"entries", entries}};
   return j.dump(2) + "\n";

@@ -9,6 +9,7 @@
 //       "kernel": "softmax/cuda/block_row.cu",     // path in the library
 //       "entry": "",                               // cpu: the exported symbol; cuda: ""
 //       "candidate": "c-0123456789abcdef",         // "" for seeded kernels
+//       "spec_version": 2,                         // spec version it was accepted under (absent: seeded)
 //       "configs": [                               // one per measured bench workload
 //         {"workload": "r4096x4096", "params": {"rows": 4096, "cols": 4096},
 //          "tune": {"BLOCK": 256}, "median_ns": 41230.5}]}]}
@@ -39,6 +40,10 @@ struct DispatchEntry {
   std::string kernel;  // library path, e.g. "vector_add/cpu/vectorized.cpp"
   std::string entry;
   std::string candidate;
+  // The version of the op's spec the kernel was accepted under when it was promoted; 0 (absent)
+  // for seeded kernels. An incumbent counts for a candidate only once re-validated against the
+  // candidate's version (docs/library.md "Spec versions").
+  int spec_version = 0;
   std::vector<DispatchConfig> configs;
 };
 

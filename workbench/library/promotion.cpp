@@ -48,6 +48,7 @@ nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_sy
                          {"vs_incumbent", w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json()}});
   }
   return {{"op", v.op},
+          {"spec_version", v.spec_version},
           {"variant", v.variant},
           {"backend", v.backend},
           {"entry", entry_symbol},
@@ -141,6 +142,7 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     entry.entry = v.backend == "cpu" ? "kwb_" + v.op + "_" + v.variant : "";
     if (v.backend == "cpu" && now) entry.entry = now->entry;
     entry.candidate = req.candidate.id;
+    entry.spec_version = v.spec_version;
     entry.configs = configs_of(req);
     std::string meta_path = std::filesystem::path(entry.kernel).replace_extension(".json").generic_string();
     std::map<std::string, std::string> files;
@@ -165,10 +167,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     };
     message += fmt::format("\nKwb-Candidate: {}\nKwb-Op: {}\nKwb-Variant: {}\nKwb-Backend: {}\nKwb-Device: {}\n"
                            "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {:.4f}\nKwb-Replaces: {}\n"
-                           "Kwb-Reviewer: {}\n",
+                           "Kwb-Spec-Version: {}\nKwb-Reviewer: {}\n",
                            req.candidate.id, v.op, v.variant, v.backend, one_line(v.device), dc,
                            one_line(v.toolchain), speedup, compared.kernel.empty() ? "none" : compared.kernel,
-                           one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
+                           v.spec_version, one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
     auto committed = repo.commit(*head, files, message);
     if (!committed) return std::unexpected(committed.error());
     if (committed->id) return PromotionResult{Kind::committed, "", *committed->id, entry.kernel};

@@ -66,7 +66,7 @@ std::string base_toolchain(const std::string& toolchain, const std::vector<std::
   return toolchain;
 }
 
-store::TuningIdentity identity_of(const core::Verdict& v) { return {v.device, v.toolchain, KWB_VERSION}; }
+store::TuningIdentity identity_of(const core::Verdict& v) { return {v.device, v.toolchain, KWB_VERSION, v.spec_version}; }
 
 std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::string& source_sha256,
                                             const std::string& measured_by) {
@@ -157,7 +157,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   // missing are timed in its own benchmark stage (for the leaderboard; the decision does not
   // use them).
   auto flags = kernel_flags(m_repo, entry->kernel, *head);
-  store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), KWB_VERSION};
+  store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), KWB_VERSION, v.spec_version};
   for (const auto& f : flags) inc_id.toolchain += " " + f;
   (void)tuning.mark_stale_except(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
   auto records = tuning.current(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
@@ -179,6 +179,13 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   }
   core::Verdict iv = eval::run_to_verdict(incumbent);
   v.summary.incumbent->remeasured = true;
+  // Every comparison evaluates the incumbent again, under the candidate's spec version: that is
+  // its re-validation when it was promoted under another version (seeded kernels record none).
+  const bool other_version = entry->spec_version > 0 && entry->spec_version != v.spec_version;
+  const std::string promoted_under = "promoted under spec v" + std::to_string(entry->spec_version);
+  if (other_version && iv.status == core::Status::accepted)
+    note(fmt::format("the incumbent {} ({}) was re-validated against spec v{}", entry->kernel, promoted_under,
+                     v.spec_version));
   if (iv.status != core::Status::accepted) {
     // Only a verdict about the incumbent's code dethrones it; a machine that could not run it
     // (no device, an error, a limit hit under load) leaves the comparison undecided.
@@ -189,6 +196,9 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
     if (!about_the_code) return note("not compared: the incumbent " + entry->kernel + " could not be re-timed (" + what + ")");
     v.summary.beats_incumbent = true;
     v.summary.decision = core::Decision{true, "the incumbent is no longer accepted", {}, {}, {}};
+    if (other_version)
+      return note(fmt::format("the incumbent {} ({}) does not pass spec v{}: it does not count ({})", entry->kernel,
+                              promoted_under, v.spec_version, what));
     return note("the incumbent " + entry->kernel + " is no longer accepted (" + what + ")");
   }
   (void)tuning.put(records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12)));

@@ -205,7 +205,8 @@ util::Result<std::map<std::string, std::string>> Repository::files(const std::st
 
 util::Result<CommitResult> Repository::commit(const std::string& expected_head,
                                               const std::map<std::string, std::string>& files,
-                                              const std::string& message) {
+                                              const std::string& message,
+                                              const std::vector<std::string>& removed) {
   std::lock_guard lock(m_mutex);
   git_repository* repo = m_git->repo;
   auto branch = m_git->branch();
@@ -228,7 +229,7 @@ util::Result<CommitResult> Repository::commit(const std::string& expected_head,
     if (int rc = git_tree_lookup(baseline.out(), repo, &empty_oid); rc < 0) return m_git->fail("empty tree", rc);
   }
   std::vector<git_tree_update> updates;
-  updates.reserve(files.size());
+  updates.reserve(files.size() + removed.size());
   for (const auto& [path, content] : files) {
     git_tree_update u{};
     u.action = GIT_TREE_UPDATE_UPSERT;
@@ -236,6 +237,13 @@ util::Result<CommitResult> Repository::commit(const std::string& expected_head,
     u.path = path.c_str();
     if (int rc = git_blob_create_from_buffer(&u.id, repo, content.data(), content.size()); rc < 0)
       return m_git->fail("writing " + path, rc);
+    updates.push_back(u);
+  }
+  for (const auto& path : removed) {
+    if (files.contains(path)) continue;
+    git_tree_update u{};
+    u.action = GIT_TREE_UPDATE_REMOVE;
+    u.path = path.c_str();
     updates.push_back(u);
   }
   git_oid tree_oid, commit_oid;

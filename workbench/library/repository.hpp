@@ -47,11 +47,12 @@ class Repository {
   util::Result<std::string> read(const std::string& path, const std::string& commit = "");
   // Every file of a commit (path -> content).
   util::Result<std::map<std::string, std::string>> files(const std::string& commit = "");
-  // One commit writing `files` (path -> content) on top of `expected_head`; a conflict (the
-  // branch moved meanwhile) is a CommitResult without an id. A non-bare repository's working
-  // tree is then updated (safe checkout: files changed by hand are left alone).
+  // One commit writing `files` (path -> content) and removing the files `removed` on top of
+  // `expected_head`; a conflict (the branch moved meanwhile) is a CommitResult without an id. A
+  // non-bare repository's working tree is then updated (safe checkout: files changed by hand are
+  // left alone).
   util::Result<CommitResult> commit(const std::string& expected_head, const std::map<std::string, std::string>& files,
-                                    const std::string& message);
+                                    const std::string& message, const std::vector<std::string>& removed = {});
   // Commits from the head backwards that changed anything under `prefix` ("" = every commit).
   util::Result<std::vector<CommitInfo>> log(const std::string& prefix = "", size_t limit = 100);
 

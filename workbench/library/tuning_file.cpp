@@ -52,13 +52,14 @@ std::string tuning_file_text(const std::vector<store::TuningRecord>& records) {
   std::vector<const store::TuningRecord*> sorted;
   for (const auto& r : records) sorted.push_back(&r);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
-    return std::tie(a->identity.device, a->identity.toolchain, a->identity.workbench) <
-           std::tie(b->identity.device, b->identity.toolchain, b->identity.workbench);
+    return std::tie(a->identity.device, a->identity.toolchain, a->identity.workbench, a->identity.spec_version) <
+           std::tie(b->identity.device, b->identity.toolchain, b->identity.workbench, b->identity.spec_version);
   });
   for (const auto* r : sorted) {
     if (!last || !(*last == r->identity)) {
       out += "Validator: device=" + r->identity.device + "\nValidator: toolchain=" + r->identity.toolchain +
-             "\nValidator: workbench=" + r->identity.workbench + "\n";
+             "\nValidator: workbench=" + r->identity.workbench +
+             "\nValidator: spec_version=" + std::to_string(r->identity.spec_version) + "\n";
       last = &r->identity;
     }
     out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", r->op, r->variant, r->backend, r->workload,
@@ -74,6 +75,7 @@ util::Result<std::vector<store::TuningRecord>> parse_tuning_file(const std::stri
   std::string line;
   int no = 0;
   store::TuningIdentity id;
+  id.spec_version = 1;  // files written before spec versions were part of the identity: all were 1
   int have = 0;  // Validator fields seen in the current block (bit mask)
   bool in_rows = false;
   while (std::getline(in, line)) {
@@ -86,19 +88,26 @@ util::Result<std::vector<store::TuningRecord>> parse_tuning_file(const std::stri
     }
     if (line.empty() || line[0] == '#') continue;
     if (line.starts_with("Validator: ")) {
-      if (in_rows) have = 0, in_rows = false;
+      if (in_rows) have = 0, in_rows = false, id.spec_version = 1;
       auto kv = line.substr(11);
       auto eq = kv.find('=');
       std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
-      int bit = key == "device" ? 1 : key == "toolchain" ? 2 : key == "workbench" ? 4 : 0;
+      int bit = key == "device" ? 1 : key == "toolchain" ? 2 : key == "workbench" ? 4 : key == "spec_version" ? 8 : 0;
       if (!bit || eq == std::string::npos)
-        return util::fail(at, "expected 'Validator: device=...', 'toolchain=...' or 'workbench=...'");
+        return util::fail(at, "expected 'Validator: device=...', 'toolchain=...', 'workbench=...' or 'spec_version=...'");
       if (value.empty()) return util::fail(at, key + ": empty");
+      if (bit == 8) {
+        char* end = nullptr;
+        long v = std::strtol(value.c_str(), &end, 10);
+        if (*end || v < 1 || v > 1000000000) return util::fail(at, "spec_version: expected an integer >= 1, got '" + value + "'");
+        id.spec_version = int(v);
+        continue;
+      }
       (bit == 1 ? id.device : bit == 2 ? id.toolchain : id.workbench) = value;
       have |= bit;
       continue;
     }
-    if (have != 7) return util::fail(at, "a record before its Validator lines (device, toolchain and workbench)");
+    if ((have & 7) != 7) return util::fail(at, "a record before its Validator lines (device, toolchain and workbench)");
     in_rows = true;
     auto cols = split_tabs(line);
     if (cols.size() != std::size(k_columns))

@@ -7,6 +7,7 @@
 //   Validator: device=AMD EPYC (2 logical CPUs), 1 thread
 //   Validator: toolchain=g++ 12.2.0 -std=c++20 -O3 ...
 //   Validator: workbench=0.1.0
+//   Validator: spec_version=1          (optional: 1 when absent, as in files of older workbenches)
 //   vector_add<TAB>f32<TAB>cpu<TAB>n1M<TAB>{"n":1048576}<TAB><sha256><TAB>{}<TAB>464762<TAB>0.4<TAB>57
 //
 // A new block of Validator lines starts the records of another identity.

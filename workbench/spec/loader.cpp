@@ -4,6 +4,7 @@
 #include <climits>
 #include <fmt/format.h>
 
+#include "spec/digest.hpp"
 #include "spec/expr.hpp"
 #include "spec/loader_parts.hpp"
 #include "util/fs.hpp"
@@ -145,13 +146,23 @@ util::Result<core::Spec> parse_spec(std::string_view text, const std::filesystem
   core::Spec spec;
   spec.file = file;
   if (!detail::read_spec(r, *doc, spec)) return std::unexpected(r.error());
+  auto digest = meaning_digest(text, {}, file.string());
+  if (!digest) return std::unexpected(digest.error());
+  spec.digest = std::move(*digest);
   return spec;
 }
 
 util::Result<core::Spec> load_spec(const std::filesystem::path& file) {
   auto text = util::read_file(file);
   if (!text) return std::unexpected(text.error());
-  return parse_spec(*text, file);
+  auto spec = parse_spec(*text, file);
+  if (!spec) return spec;
+  auto references = read_reference_sources(file.parent_path());
+  if (!references) return std::unexpected(references.error());
+  auto digest = meaning_digest(*text, *references, file.string());
+  if (!digest) return std::unexpected(digest.error());
+  spec->digest = std::move(*digest);
+  return spec;
 }
 
 }  // namespace kwb::spec

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/spec.hpp"
+#include "spec/catalog.hpp"  // Catalog, which most users of the loader need
 #include "util/error.hpp"
 
 namespace kwb::spec {
@@ -15,17 +16,6 @@ namespace kwb::spec {
 // `file` is used in error messages and stored in Spec::file.
 util::Result<core::Spec> parse_spec(std::string_view text, const std::filesystem::path& file);
 util::Result<core::Spec> load_spec(const std::filesystem::path& file);
-
-// All specs of a folder: <dir>/<op>/spec.json. The op name must equal its folder name.
-class Catalog {
- public:
-  static util::Result<Catalog> load(const std::filesystem::path& dir);
-  const core::Spec* find(std::string_view op) const;
-  std::vector<std::string> ops() const;
-
- private:
-  std::map<std::string, core::Spec, std::less<>> m_specs;
-};
 
 // Shape of tensor `t` for the workload params, evaluated; errors name the spec and tensor.
 util::Result<std::vector<int64_t>> tensor_shape(const core::Spec& spec, const core::TensorSpec& t,

@@ -19,6 +19,9 @@ struct CandidateRecord {
   std::vector<std::string> flags;
   std::vector<std::string> bench;  // bench workloads to time; empty: every one
   std::string note;
+  // Not stored: the spec version to evaluate under (0: the op's current version when the
+  // evaluation starts). The decide stage pins library kernels to the candidate's version.
+  int spec_version = 0;
   std::optional<std::string> parent, idempotency_key;
   std::string state = "queued";
   bool cancel_requested = false;

@@ -127,6 +127,40 @@ CREATE TABLE idempotency_keys (
   PRIMARY KEY (token_id, key)
 ) STRICT;
 )sql",
+    // 5 -> 6: a tuning record's identity includes the version of the op's spec (issue #16): a
+    // record of another version is stale. Records before it were all measured under version 1
+    // (the only version of every spec until then). SQLite cannot change a UNIQUE constraint in
+    // place: the table is rebuilt.
+    R"sql(
+CREATE TABLE tuning_records_v6 (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  params TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,
+  config TEXT NOT NULL DEFAULT '{}',
+  device TEXT NOT NULL,
+  toolchain TEXT NOT NULL,
+  workbench TEXT NOT NULL,
+  spec_version INTEGER NOT NULL DEFAULT 1 CHECK (spec_version >= 1),
+  median_ns REAL NOT NULL CHECK (median_ns > 0),
+  stderr_pct REAL NOT NULL CHECK (stderr_pct >= 0),
+  samples INTEGER NOT NULL,
+  candidate TEXT NOT NULL DEFAULT '',
+  stale INTEGER NOT NULL DEFAULT 0,
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (op, variant, backend, workload, source_sha256, device, toolchain, workbench, spec_version)
+) STRICT;
+INSERT INTO tuning_records_v6 (id, op, variant, backend, workload, params, source_sha256, config, device, toolchain,
+                               workbench, spec_version, median_ns, stderr_pct, samples, candidate, stale, measured_at)
+  SELECT id, op, variant, backend, workload, params, source_sha256, config, device, toolchain, workbench, 1, median_ns,
+         stderr_pct, samples, candidate, stale, measured_at FROM tuning_records;
+DROP TABLE tuning_records;
+ALTER TABLE tuning_records_v6 RENAME TO tuning_records;
+CREATE INDEX tuning_kernel ON tuning_records(op, variant, backend, source_sha256);
+)sql",
 };
 }  // namespace
 

@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* k_select =
     "SELECT op, variant, backend, workload, params, source_sha256, config, device, toolchain, workbench, median_ns, "
-    "stderr_pct, samples, candidate, stale, measured_at FROM tuning_records";
+    "stderr_pct, samples, candidate, stale, measured_at, spec_version FROM tuning_records";
 
 std::map<std::string, int64_t> int_map(const std::string& text) {
   std::map<std::string, int64_t> out;
@@ -30,7 +30,7 @@ TuningRecord read_row(const Statement& st) {
   r.params = int_map(st.text(4));
   r.source_sha256 = st.text(5);
   r.config = int_map(st.text(6));
-  r.identity = {st.text(7), st.text(8), st.text(9)};
+  r.identity = {st.text(7), st.text(8), st.text(9), int(st.integer(16))};
   r.median_ns = st.real(10);
   r.stderr_pct = st.real(11);
   r.samples = st.integer(12);
@@ -52,19 +52,22 @@ util::Result<void> TuningRepository::put(const std::vector<TuningRecord>& record
   for (const auto& rec : records) {
     Statement st(m_db.handle(),
                  "INSERT OR REPLACE INTO tuning_records (op, variant, backend, workload, params, source_sha256, config, "
-                 "device, toolchain, workbench, median_ns, stderr_pct, samples, candidate, stale) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0)");
+                 "device, toolchain, workbench, median_ns, stderr_pct, samples, candidate, stale, spec_version) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0, ?15)");
     if (!st.ok()) return rollback(m_db.failure(st, "tuning_records").error());
     st.bind(1, rec.op).bind(2, rec.variant).bind(3, rec.backend).bind(4, rec.workload);
     st.bind(5, nlohmann::json(rec.params).dump()).bind(6, rec.source_sha256).bind(7, nlohmann::json(rec.config).dump());
     st.bind(8, rec.identity.device).bind(9, rec.identity.toolchain).bind(10, rec.identity.workbench);
     st.bind(11, rec.median_ns).bind(12, rec.stderr_pct).bind(13, rec.samples).bind(14, rec.candidate);
+    st.bind(15, int64_t(rec.identity.spec_version));
     if (st.step() != SQLITE_DONE) return rollback(m_db.failure(st, "tuning_records " + rec.op + "/" + rec.workload).error());
     Statement stale(m_db.handle(),
                     "UPDATE tuning_records SET stale = 1 WHERE op = ?1 AND variant = ?2 AND backend = ?3 AND "
-                    "workload = ?4 AND source_sha256 = ?5 AND NOT (device = ?6 AND toolchain = ?7 AND workbench = ?8)");
+                    "workload = ?4 AND source_sha256 = ?5 AND NOT (device = ?6 AND toolchain = ?7 AND workbench = ?8 AND "
+                    "spec_version = ?9)");
     stale.bind(1, rec.op).bind(2, rec.variant).bind(3, rec.backend).bind(4, rec.workload).bind(5, rec.source_sha256);
     stale.bind(6, rec.identity.device).bind(7, rec.identity.toolchain).bind(8, rec.identity.workbench);
+    stale.bind(9, int64_t(rec.identity.spec_version));
     if (stale.step() != SQLITE_DONE) return rollback(m_db.failure(stale, "tuning_records").error());
   }
   if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
@@ -106,10 +109,12 @@ util::Result<int> TuningRepository::mark_stale_except(const std::string& op, con
   auto guard = m_db.lock();
   Statement st(m_db.handle(),
                "UPDATE tuning_records SET stale = 1 WHERE op = ?1 AND variant = ?2 AND backend = ?3 AND "
-               "source_sha256 = ?4 AND stale = 0 AND NOT (device = ?5 AND toolchain = ?6 AND workbench = ?7)");
+               "source_sha256 = ?4 AND stale = 0 AND NOT (device = ?5 AND toolchain = ?6 AND workbench = ?7 AND "
+               "spec_version = ?8)");
   if (!st.ok()) return m_db.failure(st);
   st.bind(1, op).bind(2, variant).bind(3, backend).bind(4, source_sha256);
   st.bind(5, identity.device).bind(6, identity.toolchain).bind(7, identity.workbench);
+  st.bind(8, int64_t(identity.spec_version));
   if (st.step() != SQLITE_DONE) return m_db.failure(st);
   return st.changes();
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Tuning records (DESIGN §9): the measured time of one kernel source on one workload, with the
 // identity it was measured under. A record counts only while its identity matches the current
-// environment exactly; once a record of another identity is written for the same kernel and
+// environment exactly (the spec version included); once a record of another identity is written for the same kernel and
 // workload, the old one is marked stale, is listed as such and is never counted again.
 #include <cstdint>
 #include <map>
@@ -18,6 +18,7 @@ struct TuningIdentity {
   std::string device;     // e.g. "NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)"
   std::string toolchain;  // compiler, version and every flag
   std::string workbench;  // KWB_VERSION
+  int spec_version = 0;   // the version of the op's spec the kernel was validated under
   bool operator==(const TuningIdentity&) const = default;
 };
 

@@ -11,6 +11,8 @@ namespace kwb::util {
 namespace {
 const SettingInfo k_settings[] = {
     {"specs-dir", "KWB_SPECS_DIR", "", "Operator specs folder (default: <source>/specs)"},
+    {"specs", "KWB_SPECS", "",
+     "More spec folders, searched before the library and specs-dir (repeat the flag; the variable: ':'-separated)"},
     {"kernels-dir", "KWB_KERNELS_DIR", "", "Shipped kernel library folder (default: <source>/kernels)"},
     {"workspace", "KWB_WORKSPACE", "", "Runtime state: kwb.db, jobs/, cache/ (default: <source>/workspace)"},
     {"library", "KWB_LIBRARY", "<workspace>/library",

@@ -5,6 +5,7 @@
 // tests/integration/test_decide_noise.cpp and test_decision.cpp.
 #include <gtest/gtest.h>
 
+#include "library/dispatch.hpp"
 #include "library/referee.hpp"
 #include "spec/loader.hpp"
 #include "store/tuning_repository.hpp"
@@ -18,9 +19,10 @@ using kwb::test::TempDir;
 
 const std::string k_toolchain = "g++ 12.2.0 -std=c++20 -O3";
 
-core::Verdict timed(double n1m_ns, double n16m_ns, const std::string& toolchain = k_toolchain) {
+core::Verdict timed(double n1m_ns, double n16m_ns, const std::string& toolchain = k_toolchain, int spec_version = 1) {
   core::Verdict v;
   v.op = "vector_add";
+  v.spec_version = spec_version;  // evaluations say which version of the spec judged them
   v.variant = "f32";
   v.backend = "cpu";
   v.status = core::Status::accepted;
@@ -199,6 +201,63 @@ TEST(Referee, AnIncumbentThisMachineCannotRunIsNotBeaten) {
   }, nullptr));
   ASSERT_TRUE(w.summary.beats_incumbent);
   EXPECT_TRUE(*w.summary.beats_incumbent) << "an incumbent that fails the spec loses its place: " << w.reason;
+}
+
+TEST(Referee, RecordsOfAnotherSpecVersionAreStale) {
+  Fixture f;
+  Referee referee(*f.repo, *f.db);
+  std::vector<std::vector<std::string>> asked;
+  CannedEvaluation open(f.spec(), timed(1000, 20000));
+  core::Verdict first = timed(1000, 20000);
+  referee.judge(candidate("a"), first, &open, f.prepare([] { return timed(2000, 40000); }, &asked));
+  ASSERT_EQ(asked.size(), 1u);
+  // The same kernels judged under version 2 of the spec: the incumbent's v1 records do not count.
+  core::Verdict second = timed(1000, 20000, k_toolchain, 2);
+  referee.judge(candidate("b"), second, &open,
+                f.prepare([] { return timed(2000, 40000, k_toolchain, 2); }, &asked));
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[1].size(), 2u) << "timed again on both bench workloads";
+  store::TuningRepository tuning(*f.db);
+  auto all = tuning.find({"vector_add", "f32", "cpu", util::sha256_hex(f.incumbent_source), true});
+  ASSERT_TRUE(all);
+  int stale = 0, fresh = 0;
+  for (const auto& r : *all) {
+    (r.stale ? stale : fresh)++;
+    EXPECT_EQ(r.stale, r.identity.spec_version == 1) << r.identity.spec_version;
+  }
+  EXPECT_EQ(stale, 2);
+  EXPECT_EQ(fresh, 2);
+}
+
+TEST(Referee, AnIncumbentOfAnotherVersionCountsOnlyOnceRevalidated) {
+  // The incumbent was promoted under spec v1; a candidate is judged under v2. Each comparison
+  // re-validates it under v2; failing that version because of its code, it does not count.
+  Fixture f;
+  auto head = f.repo->head();
+  ASSERT_TRUE(head);
+  auto dispatch = parse_dispatch(*f.repo->read("dispatch.json"));
+  ASSERT_TRUE(dispatch);
+  DispatchEntry e = *dispatch->find("vector_add", "f32", "cpu", "any");
+  e.spec_version = 1;
+  dispatch->upsert(e);
+  ASSERT_TRUE(f.repo->commit(*head, {{"dispatch.json", dispatch_text(*dispatch)}}, "incumbent of spec v1"));
+  Referee referee(*f.repo, *f.db);
+  CannedEvaluation open(f.spec(), timed(5000, 100000, k_toolchain, 2));
+  core::Verdict v = timed(5000, 100000, k_toolchain, 2);
+  referee.judge(candidate("a"), v, &open, f.prepare([] {
+    core::Verdict wrong = timed(1, 1, k_toolchain, 2);
+    wrong.status = core::Status::incorrect;
+    wrong.reason = "wrong on 2 of 9 test workloads";
+    return wrong;
+  }, nullptr));
+  ASSERT_TRUE(v.summary.beats_incumbent);
+  EXPECT_TRUE(*v.summary.beats_incumbent) << v.reason;
+  EXPECT_NE(v.reason.find("(promoted under spec v1) does not pass spec v2: it does not count"), std::string::npos)
+      << v.reason;
+  // Accepted under the new version: it counts, and the reason says it was re-validated.
+  core::Verdict w = timed(5000, 100000, k_toolchain, 2);
+  referee.judge(candidate("b"), w, &open, f.prepare([] { return timed(5000, 100000, k_toolchain, 2); }, nullptr));
+  EXPECT_NE(w.reason.find("was re-validated against spec v2"), std::string::npos) << w.reason;
 }
 
 }  // namespace

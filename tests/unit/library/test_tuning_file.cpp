@@ -7,7 +7,7 @@
 namespace kwb::library {
 namespace {
 
-store::TuningRecord record(const std::string& workload, const std::string& toolchain, double ns) {
+store::TuningRecord record(const std::string& workload, const std::string& toolchain, double ns, int spec_version = 1) {
   store::TuningRecord r;
   r.op = "softmax";
   r.variant = "f32";
@@ -16,7 +16,7 @@ store::TuningRecord record(const std::string& workload, const std::string& toolc
   r.params = {{"rows", 4096}, {"cols", 1000}};
   r.source_sha256 = std::string(64, 'a');
   r.config = {{"BLOCK", 256}};
-  r.identity = {"NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)", toolchain, "0.1.0"};
+  r.identity = {"NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)", toolchain, "0.1.0", spec_version};
   r.median_ns = ns;
   r.stderr_pct = 0.25;
   r.samples = 40;
@@ -26,16 +26,18 @@ store::TuningRecord record(const std::string& workload, const std::string& toolc
 TEST(TuningFile, RoundTripsWithOneValidatorBlockPerIdentity) {
   std::vector<store::TuningRecord> in = {record("a", "NVRTC 13.0 -arch=sm_90a", 1500.5),
                                          record("b", "NVRTC 13.0 -arch=sm_90a", 2500),
-                                         record("a", "NVRTC 12.8 -arch=sm_90a", 1600)};
+                                         record("a", "NVRTC 12.8 -arch=sm_90a", 1600),
+                                         record("c", "NVRTC 13.0 -arch=sm_90a", 1700, 2)};
   std::string text = tuning_file_text(in);
   EXPECT_TRUE(text.starts_with("# kwb.tuning.v1\n")) << text;
   size_t blocks = 0;
   for (size_t at = text.find("Validator: device="); at != std::string::npos; at = text.find("Validator: device=", at + 1))
     ++blocks;
-  EXPECT_EQ(blocks, 2u) << text;
+  EXPECT_EQ(blocks, 3u) << text;  // the spec version is part of the identity
+  EXPECT_NE(text.find("Validator: spec_version=2\n"), std::string::npos) << text;
   auto out = parse_tuning_file(text, "t.tsv");
   ASSERT_TRUE(out) << out.error().what();
-  ASSERT_EQ(out->size(), 3u);
+  ASSERT_EQ(out->size(), 4u);
   int matched = 0;
   for (const auto& r : *out)
     for (const auto& o : in)
@@ -46,7 +48,20 @@ TEST(TuningFile, RoundTripsWithOneValidatorBlockPerIdentity) {
         EXPECT_EQ(r.config, o.config);
         EXPECT_EQ(r.samples, o.samples);
       }
-  EXPECT_EQ(matched, 3);
+  EXPECT_EQ(matched, 4);
+}
+
+TEST(TuningFile, FilesWithoutASpecVersionAreVersionOne) {
+  std::string text = "# kwb.tuning.v1\nValidator: device=d\nValidator: toolchain=t\nValidator: workbench=w\n"
+                     "softmax\tf32\tcuda\tw\t{}\t" + std::string(64, 'b') + "\t{}\t3\t0\t1\n";
+  auto r = parse_tuning_file(text, "t.tsv");
+  ASSERT_TRUE(r) << r.error().what();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(r->front().identity.spec_version, 1);
+  auto bad = parse_tuning_file("# kwb.tuning.v1\nValidator: spec_version=0\n", "t.tsv");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().what().find("t.tsv:2: spec_version: expected an integer >= 1"), std::string::npos)
+      << bad.error().what();
 }
 
 TEST(TuningFile, ErrorsNameLineAndColumn) {
