@@ -23,6 +23,7 @@ std::filesystem::path specs_without_shapes(const std::string& op) {
   size_t comma = text.rfind(',', at);  // the comma that separated it from the field before
   text = text.substr(0, comma) + text.substr(end);
   std::ofstream(dir / op / "spec.json") << text;
+  std::filesystem::copy_file(source_dir() / "specs" / op / "reference.cpp", dir / op / "reference.cpp");
   return dir;
 }
 

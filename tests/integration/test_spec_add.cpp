@@ -169,10 +169,6 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
   EXPECT_EQ(verdict["spec_version"], 1);
 
   // The reference of an op added at run time is built at run time (eval::ReferenceHost).
-  if (verdict["status"] == "error" &&
-      verdict["reason"].get<std::string>().find("no reference is compiled in") != std::string::npos)
-    GTEST_SKIP() << "accepted-and-promoted needs the run-time reference build (eval::ReferenceHost): "
-                 << verdict["reason"].get<std::string>();
   ASSERT_EQ(verdict["status"], "accepted") << verdict.dump(2);
   EXPECT_EQ(verdict["summary"]["beats_incumbent"], true) << verdict["reason"];  // the first kernel of the op
   auto promoted = client().Post("/v1/candidates/" + id + "/promote", as(s_reviewer), "", "application/json");
@@ -184,6 +180,23 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
   EXPECT_EQ(kernel_log->front().trailers["Kwb-Op"], "silu_mul");
   EXPECT_EQ(kernel_log->front().trailers["Kwb-Spec-Version"], "1");
   EXPECT_EQ(spec_commits("silu_mul").size(), 1u);  // the spec commit and the kernel commit are apart
+
+  // The same op's CUDA kernel compiles (NVRTC in its sandbox) and, without a GPU, is no_device.
+  auto cu = client().Post("/v1/candidates", as(s_agent),
+                          nlohmann::json{{"op", "silu_mul"}, {"backend", "cuda"},
+                                         {"source", read_text(cases() / "silu_mul_kernel.cu")}}.dump(),
+                          "application/json");
+  ASSERT_TRUE(cu);
+  ASSERT_EQ(cu->status, 202) << cu->body;
+  const std::string cu_id = body_of(cu)["id"];
+  nlohmann::json cu_verdict;
+  for (int i = 0; i < 10 && cu_verdict.is_null(); ++i) {
+    auto j = body_of(client().Get("/v1/candidates/" + cu_id + "?wait=60", as(s_agent)));
+    if (j.is_object() && j["state"] == "done") cu_verdict = j["verdict"];
+  }
+  ASSERT_TRUE(cu_verdict.is_object()) << "no verdict for " << cu_id;
+  EXPECT_EQ(cu_verdict["status"], "no_device") << cu_verdict.dump(2);  // integration tests run without a GPU
+  EXPECT_TRUE(cu_verdict["summary"]["stage_ms"].contains("nvrtc")) << cu_verdict.dump(2);  // it was compiled
 }
 
 TEST_F(SpecAdd, AChangedMeaningNeedsANewVersion) {

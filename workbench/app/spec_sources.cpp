@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "util/fs.hpp"
+
 namespace kwb::app {
 
 namespace fs = std::filesystem;
@@ -73,7 +75,21 @@ library::SpecCheck spec_checks(const util::Settings& settings) {
   // and run in the sandbox here, before anything is committed); its errors refuse the spec,
   // its warnings do not.
   auto access = std::make_shared<speccheck::ReferenceAccess>(spec_reference_access(settings));
-  return [access](const core::Spec&, const fs::path& folder) -> util::Result<void> {
+  return [access](const core::Spec& spec, const fs::path& sent) -> util::Result<void> {
+    // The checker wants the folder named as its op, as in a catalog: a copy under a fresh folder.
+    auto scratch = util::make_unique_dir(fs::temp_directory_path() / "kwb-speccheck", "add-");
+    if (!scratch) return std::unexpected(scratch.error());
+    struct Cleanup {
+      fs::path dir;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } cleanup{*scratch};
+    const fs::path folder = *scratch / spec.op;
+    std::error_code ec;
+    fs::copy(sent, folder, fs::copy_options::recursive, ec);
+    if (ec) return util::fail(folder.string(), "cannot stage the spec for its check: " + ec.message());
     speccheck::CheckOptions options;
     auto problems = speccheck::check_folder(folder, options, *access);
     const speccheck::Problem* first = nullptr;

@@ -91,7 +91,7 @@ util::Result<Outputs> run_reference(eval::Reference& ref, const Case& c, const B
     if (t.role == core::Role::in) continue;
     outputs[t.name].assign(c.counts.at(t.name), std::bit_cast<double>(poison_bits));
   }
-  for (auto& [name, v] : outputs) args.outputs[name] = &v;
+  for (auto& [name, v] : outputs) args.outputs[name] = v.data();
   if (auto r = ref.compute(args); !r) return std::unexpected(r.error());
   return outputs;
 }
