@@ -41,8 +41,10 @@ namespace {
 constexpr int64_t k_cycle_slack_ns = 10'000;
 // CPU time the runner may use while it waits for commands (the tail of its last reply) beyond
 // the wall time it took to acknowledge the batch. Interrupts that hit the runner's core while it
-// runs are charged to it (no IRQ time accounting here): a loaded machine showed 119 us.
-constexpr int64_t k_idle_slack_ns = 250'000;
+// runs are charged to it (no IRQ time accounting here): a loaded machine showed 119 us, an idle
+// one up to 269 us, and a 2-core machine under ctest -j2 plus a build 660 us, which failed honest
+// incumbents in the decide stage (session 8). Work hidden between commands beyond 1 ms is caught.
+constexpr int64_t k_idle_slack_ns = 1'000'000;
 // Beyond the slack, CPU time up to this (+ 10 %) only raises the sample; more is a violation.
 constexpr int64_t k_excess_judged_ns = 200'000;
 constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted during its call

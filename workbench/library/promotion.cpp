@@ -88,14 +88,13 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
   const auto& v = req.verdict;
   if (v.status != core::Status::accepted)
     return refused(fmt::format("the verdict is {}, not accepted: {}", core::status_name(v.status), v.reason));
-  if (!v.summary.beats_incumbent)
-    return refused("the candidate was not compared with the library's incumbent (evaluated without a library)");
-  if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
   // DESIGN §4: a cuda-launcher runs its own host code, so a person must read it before it ships.
   if (req.candidate.backend == "cuda-launcher" && (req.reviewer == "ci" || req.reviewer == "auto-promote"))
     return refused("a cuda-launcher kernel runs its own host code: its promotion needs a reviewer (kwb promote ID, "
                    "or POST /v1/candidates/ID/promote with a reviewer token), not " + req.reviewer);
-  if (req.spec) {  // the evidence must cover every bench workload (a "bench" subset is for iterating)
+  // First, as the surest refusal: the evidence must cover every bench workload (a "bench" subset is
+  // for iterating), whatever became of the comparison.
+  if (req.spec) {
     std::vector<std::string> missing;
     for (const auto& w : req.spec->bench_workloads) {
       if (!w.runs_on(v.backend)) continue;
@@ -108,6 +107,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
                                  "with a bench subset: submit it again without \"bench\" to promote it",
                                  fmt::join(missing, ", ")));
   }
+  if (!v.summary.beats_incumbent)
+    return refused("the candidate was not compared with the library's incumbent (evaluated without a library, or the "
+                   "comparison could not be made: " + v.reason + ")");
+  if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
   const std::string dc = device_class(v);
   if (dc == "any")
     return refused("the verdict does not say which device class it was measured on (device '" + v.device + "')");
@@ -151,9 +154,11 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     dispatch->upsert(entry);
     files["dispatch.json"] = dispatch_text(*dispatch);
 
-    double speedup = v.summary.geomean_vs_incumbent.value_or(0);
-    std::string message = fmt::format("Promote {} as the {}/{}/{} incumbent on {} ({:.3f}x)\n\n", req.candidate.id, v.op,
-                                      v.variant, v.backend, dc, speedup);
+    // The first kernel of an op and device class has no incumbent to be faster than.
+    const auto& speedup = v.summary.geomean_vs_incumbent;
+    const std::string speed = speedup ? fmt::format("{:.3f}x", *speedup) : "the first";
+    std::string message = fmt::format("Promote {} as the {}/{}/{} incumbent on {} ({})\n\n", req.candidate.id, v.op,
+                                      v.variant, v.backend, dc, speed);
     if (!req.candidate.note.empty()) message += req.candidate.note + "\n\n";
     message += v.reason + "\n\n";
     for (const auto& w : v.workloads)
@@ -166,10 +171,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
       return s;
     };
     message += fmt::format("\nKwb-Candidate: {}\nKwb-Op: {}\nKwb-Variant: {}\nKwb-Backend: {}\nKwb-Device: {}\n"
-                           "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {:.4f}\nKwb-Replaces: {}\n"
+                           "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {}\nKwb-Replaces: {}\n"
                            "Kwb-Spec-Version: {}\nKwb-Reviewer: {}\n",
                            req.candidate.id, v.op, v.variant, v.backend, one_line(v.device), dc,
-                           one_line(v.toolchain), speedup, compared.kernel.empty() ? "none" : compared.kernel,
+                           one_line(v.toolchain), speedup ? fmt::format("{:.4f}", *speedup) : "none", compared.kernel.empty() ? "none" : compared.kernel,
                            v.spec_version, one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
     auto committed = repo.commit(*head, files, message);
     if (!committed) return std::unexpected(committed.error());

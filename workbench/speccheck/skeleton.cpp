@@ -86,7 +86,11 @@ constexpr const char* k_spec = R"(// {op}: TODO one line on what the op computes
       {{"name": "8192x8192", "params": {{"rows": 8192, "cols": 8192}}, "backends": ["cuda", "cuda-launcher"],
        "label": "TODO: a GPU-sized use"}}
     ]
-  }}
+  }},
+  // Fresh test shapes: every evaluation also draws `count` shapes from these ranges with its secret
+  // seed (edge values favoured), so a kernel tuned to the published test shapes is caught.
+  // "constraints": ["cols % 4 == 0"] narrows them; max_elements caps all tensors together.
+  "shapes": {{"ranges": {{"rows": "1..4096", "cols": "1..70000"}}, "count": 3, "max_elements": 1048576}}
 }}
 )";
 

@@ -36,6 +36,8 @@ class FakeGpu : public ::testing::Test {
            spec.substr(e);
     std::filesystem::create_directories(s_dir->path() / "specs/vector_add");
     std::ofstream(s_dir->path() / "specs/vector_add/spec.json") << spec;
+    std::filesystem::copy_file(source_dir() / "specs/vector_add/reference.cpp",
+                               s_dir->path() / "specs/vector_add/reference.cpp");  // a spec folder has both
   }
   static void TearDownTestSuite() { delete s_dir; }
 

@@ -167,6 +167,24 @@ TEST(RunnerTiming, WorkLeftToAThreadIsAViolation) {
   EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
 }
 
+// Work done while the runner waits between commands (a thread left running by the validation
+// call, precomputing for the batch to come) is charged to the candidate beyond the 1 ms idle slack.
+TEST(RunnerTiming, WorkBetweenCommandsIsAViolation) {
+  KWB_SESSION(s, R"(
+    static int calls = 0;
+    for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+    if (++calls == 1) std::thread([] { volatile double x = 0; for (int i = 0; i < 20000000; ++i) x = x + 1; }).detach();)");
+  ASSERT_TRUE(s.runner->call());
+  // The thread spins for tens of milliseconds. Usually it is done before the batch (then the idle
+  // account catches it: "worked while the runner waited"); where it is still spinning, the per-call
+  // account does ("worked outside its timed call"). Either way the candidate's CPU is seen.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // not a synchronisation: the verdict holds either way
+  auto ns = s.runner->time(5, 1 << 20, 5000);
+  ASSERT_FALSE(ns);
+  EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
+  EXPECT_NE(ns.error().reason.find("the candidate worked"), std::string::npos) << ns.error().reason;
+}
+
 TEST(RunnerTiming, MoreThreadsThanAllowedIsAViolation) {
   // Four threads of work in a session that allows one: faster than one thread's real work.
   KWB_SESSION(s, R"(
