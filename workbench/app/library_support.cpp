@@ -47,7 +47,7 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   return b;
 }
 
-eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::Catalog* prebuild) {
+eval::ReferenceHostConfig reference_host_config(const eval::EvalOptions& opt) {
   eval::ReferenceHostConfig cfg;
   cfg.runner = opt.runner;
   cfg.bwrap = opt.bwrap;
@@ -57,7 +57,11 @@ eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::C
   cfg.timeout_ms = opt.reference_timeout_ms;
   cfg.compile_cache = opt.compile_cache;
   cfg.cache_dir = opt.reference_cache;
-  auto host = std::make_shared<eval::ReferenceHost>(cfg);
+  return cfg;
+}
+
+eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::Catalog* prebuild) {
+  auto host = std::make_shared<eval::ReferenceHost>(reference_host_config(opt));
   if (prebuild) {
     // The daemon's first evaluation of each op should not wait for its reference's compile:
     // build them all now, in the background (what fails here fails again, with its reason, in

@@ -12,6 +12,7 @@
 #include "eval/gpu_session_pool.hpp"
 #include "eval/options.hpp"
 #include "eval/reference.hpp"
+#include "eval/reference_host.hpp"
 #include "exec/pipeline.hpp"
 #include "spec/loader.hpp"
 #include "util/settings.hpp"
@@ -34,6 +35,8 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
 // Evaluations of cpu and cuda candidates; `specs` must outlive it.
 // The specs' references, built and run as eval::ReferenceHost does, for evaluations under `opt`
 // (the host lives as long as the opener or its copies).
+// The reference host's settings for evaluations under `opt`.
+eval::ReferenceHostConfig reference_host_config(const eval::EvalOptions& opt);
 // With `prebuild`, its specs' references are compiled at once in the background (the daemon).
 eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::Catalog* prebuild = nullptr);
 exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::EvalOptions opt, eval::CpuDevice cpu,

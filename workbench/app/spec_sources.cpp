@@ -52,13 +52,8 @@ util::Result<spec::Catalog> load_catalog(const util::Settings& settings, library
 // check and the runs.
 speccheck::ReferenceAccess spec_reference_access(const util::Settings& settings) {
   eval::EvalOptions opt = eval_options(settings);
-  eval::ReferenceHostConfig cfg;
-  cfg.runner = opt.runner;
-  cfg.bwrap = opt.bwrap;
-  cfg.workspace = std::filesystem::temp_directory_path() / "kwb-speccheck";
-  cfg.cxx = opt.cxx;
-  cfg.timeout_ms = opt.reference_timeout_ms;
-  cfg.cache_dir = opt.reference_cache;
+  eval::ReferenceHostConfig cfg = reference_host_config(opt);
+  cfg.workspace = std::filesystem::temp_directory_path() / "kwb-speccheck";  // its build and process folders
   auto host = std::make_shared<eval::ReferenceHost>(cfg);
   const std::vector<std::string> warnings = {"-Wall", "-Wextra"};
   auto build = [host, warnings](const core::Spec& spec) -> util::Result<speccheck::ReferenceBuild> {
