@@ -73,10 +73,8 @@ struct EvalResult {
   std::string raw;
 };
 
-inline EvalResult kwb_eval(const std::string& source, const std::string& extra) {
-  std::string cmd = (bin_dir() / "kwb").string() + " eval " + shell_quote(source) + " --json " + extra +
-                    " --specs-dir " + shell_quote((source_dir() / "specs").string()) + " --workspace " +
-                    shell_quote(workspace().string());
+// Runs a shell command that prints a verdict (`kwb eval ... --json`) and parses it.
+inline EvalResult run_for_verdict(const std::string& cmd) {
   EvalResult e;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return e;
@@ -87,6 +85,12 @@ inline EvalResult kwb_eval(const std::string& source, const std::string& extra) 
   e.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   e.verdict = nlohmann::json::parse(e.raw, nullptr, false);
   return e;
+}
+
+inline EvalResult kwb_eval(const std::string& source, const std::string& extra) {
+  return run_for_verdict((bin_dir() / "kwb").string() + " eval " + shell_quote(source) + " --json " + extra +
+                         " --specs-dir " + shell_quote((source_dir() / "specs").string()) + " --workspace " +
+                         shell_quote(workspace().string()));
 }
 
 // `// kwb-expect: op=OP status=STATUS reason="..." [diagnostic="..."] [args="..."] [stage=compile]`

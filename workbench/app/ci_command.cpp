@@ -49,10 +49,12 @@ util::Result<library::Policy> load_policy(const std::string& file, int decide_bu
                     : key == "confidence"         ? &p.confidence
                     : key == "decide_budget_ms"   ? &budget
                     : key == "min_blocks"         ? &blocks
+                    : key == "gpu_precision_pct"  ? &p.gpu_precision_pct
                                                   : nullptr;
     if (!field)
       return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, same_margin_pct, "
-                                           "max_regression_pct, confidence, decide_budget_ms, min_blocks)");
+                                           "max_regression_pct, confidence, decide_budget_ms, min_blocks, "
+                                           "gpu_precision_pct)");
     if (!value.is_number() || value.get<double>() < 0) return util::fail(file + ": " + key, "expected a number >= 0");
     *field = value.get<double>();
   }
@@ -239,7 +241,8 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                              {"max_regression_pct", policy->max_regression_pct},
                              {"confidence", policy->confidence},
                              {"decide_budget_ms", policy->decide_budget_ms},
-                             {"min_blocks", policy->min_blocks}}},
+                             {"min_blocks", policy->min_blocks},
+                             {"gpu_precision_pct", policy->gpu_precision_pct}}},
                            {"summary", {{"pending", pending.size()}, {"promoted", promoted}, {"failed", failed}}},
                            {"seconds", seconds},
                            {"candidates", results}};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/launch_plan.hpp"
 
 namespace kwb::core {
 
@@ -88,6 +89,29 @@ struct Baseline {
   std::string source;                 // the file's contents, read when the spec is loaded
 };
 
+// An optional GPU reference (docs/specs.md "GPU references"): plain CUDA kernels in a file next to
+// spec.json that write f64 outputs, launched per variant by a launch plan (docs/cuda.md) written in
+// spec.json. In CUDA evaluations on a device it computes the expected outputs of the bench
+// workloads it judges, once it agreed with the CPU reference (which stays the definition) on
+// every test workload of the same evaluation, under every distribution.
+struct GpuReferenceSpec {
+  std::string file;    // relative to the spec's folder, e.g. "reference.cu"
+  std::string source;  // its text, read when the spec is loaded
+  std::string note;
+  std::map<std::string, LaunchPlan> plans;  // per variant, bound to the spec; others: CPU only
+  std::map<std::string, std::vector<std::string>> launch;  // per variant, the plan lines as written
+  std::vector<std::string> workloads;       // bench workloads it judges; empty: every bench workload
+
+  // Whether it computes the expected outputs of bench workload `w` of `variant`.
+  bool judges(const std::string& variant, const Workload& w) const {
+    if (!plans.contains(variant)) return false;
+    if (workloads.empty()) return true;
+    for (const auto& name : workloads)
+      if (name == w.name) return true;
+    return false;
+  }
+};
+
 // One param's range for drawn shapes: integers lo..hi, inclusive, 1 <= lo <= hi.
 struct ParamRange {
   std::string param;
@@ -116,6 +140,7 @@ struct Spec {
   bool deterministic = true;  // false: repeated runs may differ within tolerance (atomics order)
   std::vector<Baseline> baselines;  // optional vendor baselines
   std::optional<ShapeDraws> shapes;  // optional: param ranges for drawn test workloads
+  std::optional<GpuReferenceSpec> gpu_reference;  // optional: judges large bench workloads on the GPU
   std::filesystem::path file;  // where it was loaded from
   // sha256 of what the spec means (spec/digest.hpp): spec.json without its descriptive text, and
   // the reference sources. Two specs of one op and version must have the same digest.

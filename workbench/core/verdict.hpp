@@ -83,6 +83,9 @@ struct WorkloadResult {
   std::string name;
   std::string kind;  // "test" | "bench"
   bool drawn = false;  // a test workload drawn from the spec's shapes for this evaluation
+  // Which trusted reference computed the expected outputs: "cpu" (reference.cpp) or "gpu" (the
+  // spec's GPU reference, cross-checked against the CPU one in the same evaluation).
+  std::string reference = "cpu";
   std::map<std::string, int64_t> params;
   bool correct = true;
   int checks = 0;  // number of input sets compared

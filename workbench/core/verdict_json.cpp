@@ -53,7 +53,8 @@ nlohmann::json to_json(const Comparison& c) {
 }
 
 nlohmann::json to_json(const WorkloadResult& w) {
-  nlohmann::json j = {{"name", w.name}, {"kind", w.kind}, {"drawn", w.drawn}, {"params", w.params},
+  nlohmann::json j = {{"name", w.name}, {"kind", w.kind}, {"drawn", w.drawn}, {"reference", w.reference},
+                      {"params", w.params},
                       {"correct", w.correct}, {"checks", w.checks},
                       {"max_abs_err", number_or_text(w.max_abs_err)},
                       {"max_rel_err", number_or_text(w.max_rel_err)},

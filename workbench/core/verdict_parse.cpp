@@ -59,6 +59,7 @@ WorkloadResult workload(const J& w) {
   r.name = str(w, "name");
   r.kind = str(w, "kind");
   r.drawn = w.contains("drawn") && w["drawn"].is_boolean() && w["drawn"].get<bool>();  // absent before drawn shapes
+  if (w.contains("reference") && w["reference"].is_string()) r.reference = w["reference"].get<std::string>();  // absent: cpu
   if (w.contains("params") && w["params"].is_object())
     for (const auto& [k, v] : w["params"].items())
       if (v.is_number_integer()) r.params[k] = v.get<int64_t>();

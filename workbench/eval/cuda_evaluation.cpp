@@ -62,7 +62,14 @@ CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference
   m_verdict.device = m_device.describe();
 }
 
-CudaEvaluation::~CudaEvaluation() = default;
+CudaEvaluation::~CudaEvaluation() {
+  m_gpu_reference.reset();
+  if (m_reference_session.valid()) m_reference_session = {};  // a session never taken ends here
+  if (m_reference_thread.joinable()) {
+    m_reference_thread_release.set_value();
+    m_reference_thread.join();
+  }
+}
 
 void CudaEvaluation::emit(Stage s, bool finished, std::string detail) {
   if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
@@ -171,10 +178,7 @@ bool CudaEvaluation::static_analysis(std::string& summary) {
   return true;
 }
 
-bool CudaEvaluation::compile() {
-  if (m_launcher) return compile_launcher();
-  auto t = std::chrono::steady_clock::now();
-  emit(Stage::compile, false);
+std::shared_ptr<build::NvrtcCompiler> CudaEvaluation::nvrtc() {
   if (!m_compiler) {
     build::NvrtcOptions o;
     o.worker = m_cuda.nvrtc_worker;
@@ -186,6 +190,28 @@ bool CudaEvaluation::compile() {
     o.max_workers = std::max(1, m_cuda.compile_workers);
     m_compiler = std::make_shared<build::NvrtcCompiler>(std::move(o));
   }
+  return m_compiler;
+}
+
+bool CudaEvaluation::compile() {
+  if (wants_gpu_reference()) {  // its sandbox and driver start while the compiles run
+    GpuSessionOptions o{m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver,
+                        m_opt.keep_job, "the reference"};
+    std::promise<util::Result<std::unique_ptr<GpuSession>>> started;
+    m_reference_session = started.get_future();
+    m_reference_thread = std::thread([o, started = std::move(started), release = m_reference_thread_release.get_future()]() mutable {
+      started.set_value(start_gpu_session(o));
+      release.wait();  // the session's sandbox lives as long as this thread
+    });
+  }
+  bool ok = m_launcher ? compile_launcher() : compile_candidate();
+  return ok && (!wants_gpu_reference() || compile_gpu_reference());
+}
+
+bool CudaEvaluation::compile_candidate() {
+  auto t = std::chrono::steady_clock::now();
+  emit(Stage::compile, false);
+  nvrtc();
   std::vector<build::CudaCompileRequest> reqs;
   for (const auto& c : m_configs)
     reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
@@ -239,7 +265,7 @@ bool CudaEvaluation::validate() {
     return fail(core::Status::no_device,
                 m_device.reason + fmt::format("; the candidate compiled for {} ({} config(s))", arch(),
                                               m_configs.size()));
-  bool ok = start_runner() && run_tests();
+  bool ok = start_runner() && open_gpu_reference() && run_tests();
   m_verdict.summary.stage_ms["validate"] = ms_since(t);
   if (ok) emit(Stage::validate, true);
   return ok;
@@ -276,6 +302,11 @@ bool CudaEvaluation::decide() {
   m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs, {} config(s))",
                                  tests, drawn ? fmt::format(", {} drawn", drawn) : "",
                                  m_verdict.workloads.size() - size_t(tests + drawn), checks, m_configs.size());
+  if (int on_gpu = int(std::count_if(m_verdict.workloads.begin(), m_verdict.workloads.end(),
+                                      [](const core::WorkloadResult& w) { return w.reference == "gpu"; })))
+    m_verdict.reason += fmt::format("; {} bench workload{} judged by the spec's GPU reference ({}), which agreed "
+                                    "with reference.cpp on every test workload",
+                                    on_gpu, on_gpu > 1 ? "s" : "", m_spec.gpu_reference->file);
   if (slowest && slowest->roofline && slowest->roofline->pct_bw)
     m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
                                     slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);
@@ -313,6 +344,7 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
     if (use_config(c) && send_dims(c, w)) return std::nullopt;
     return CheckFailure{m_verdict.status, m_verdict.reason};
   };
+  cfg.reference_for = [this](const core::Workload& w) { return &reference_for(w, true); };
   return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
 }
 

@@ -6,6 +6,8 @@
 // compile still runs and the verdict is `no_device`.
 #include <chrono>
 #include <filesystem>
+#include <future>
+#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "eval/cuda_device.hpp"
 #include "eval/cuda_session.hpp"
 #include "eval/evaluation.hpp"
+#include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/seeds.hpp"
@@ -68,6 +71,7 @@ class CudaEvaluation : public Evaluation {
   // cuda-launcher (cuda_launcher.cpp): no launch plan, one "config", an nvcc-built shared object.
   bool analyze_launcher();
   bool compile_launcher();
+  bool compile_candidate();  // the cuda form: every config with NVRTC
   void emit(Stage s, bool finished, std::string detail = {});
   bool start_runner();
   bool use_config(size_t config);
@@ -76,11 +80,27 @@ class CudaEvaluation : public Evaluation {
   bool run_tests();
   bool run_bench();
   std::string arch() const;
+  // The spec's GPU reference (docs/specs.md "GPU references"), where it has a plan for this
+  // variant and the device is present: compiled and its session started by compile(), opened by
+  // start_runner(), cross-checked on every test workload, then judging the bench workloads it names.
+  bool wants_gpu_reference() const;
+  bool compile_gpu_reference();
+  bool open_gpu_reference();
+  // The reference that computes the expected outputs of `w` (a bench workload may be the GPU's).
+  Reference& reference_for(const core::Workload& w, bool bench);
+  std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
 
   const core::Spec& m_spec;
   bool m_launcher = false;  // backend cuda-launcher
   ReferenceOpener m_open_reference;
   std::shared_ptr<Reference> m_reference;  // opened by analyze()
+  std::string m_reference_cubin;           // the GPU reference for this device (compile_gpu_reference())
+  // The GPU reference's session, started by compile() on a thread that lives until the
+  // evaluation ends (the sandbox dies with the thread that started it: PR_SET_PDEATHSIG).
+  std::future<util::Result<std::unique_ptr<GpuSession>>> m_reference_session;
+  std::promise<void> m_reference_thread_release;
+  std::thread m_reference_thread;
+  std::unique_ptr<GpuReference> m_gpu_reference;  // opened by validate()
   core::Candidate m_cand;
   EvalOptions m_opt;
   CudaOptions m_cuda;

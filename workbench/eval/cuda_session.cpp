@@ -26,6 +26,7 @@ util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOpti
   s->arena.emplace(std::move(*arena));
   RunnerConfig cfg{opt.gpu_runner, opt.bwrap, s->job, 1, opt.command_timeout_ms, 0};
   cfg.gpu = true;
+  cfg.who = opt.who;
   cfg.cpu_seconds = 3600;  // over the session; the runner sleeps (blocking sync) while kernels run
   if (!opt.driver.empty()) cfg.binds.push_back({opt.driver.parent_path(), "/kwb/driver"});
   auto runner = RunnerSession::start(cfg, *s->arena);

@@ -23,6 +23,7 @@ struct GpuSessionOptions {
   int command_timeout_ms = 10000;    // load, map and call (the run timeout)
   std::filesystem::path driver;      // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
   bool keep_job = false;             // leave the job folder for inspection
+  std::string who = "the candidate"; // what the runner runs, as failure reasons name it
 };
 
 struct GpuSession {

@@ -6,6 +6,7 @@
 
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
+#include "eval/plan_commands.hpp"
 #include "spec/expr.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
@@ -100,19 +101,9 @@ bool CudaEvaluation::use_config(size_t c) {
     m_loaded = c;
     return true;
   }
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const auto& l : m_plan.launches) {
-    nlohmann::json args = nlohmann::json::array();
-    for (const auto& a : l.args)
-      args.push_back({a.kind == core::LaunchArg::Kind::tensor  ? "tensor"
-                      : a.kind == core::LaunchArg::Kind::param ? "param"
-                                                               : "workspace",
-                      a.index});
-    kernels.push_back({{"name", l.kernel}, {"args", args}});
-  }
   const bool strict_l2 = c < m_l2_policy.size() && !m_l2_policy[c].empty();
-  auto r = m_runner->command({{"op", "load"}, {"cubin", m_cubins[c]}, {"kernels", kernels}, {"strict_l2", strict_l2}},
-                             m_opt.run_timeout_ms, "loading the module");
+  auto r = m_runner->command(load_module_command(m_plan, m_cubins[c], strict_l2), m_opt.run_timeout_ms,
+                             "loading the module");
   if (!r) {
     auto f = classify_gpu_failure(r.error().status, r.error().reason);
     return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);
@@ -125,17 +116,9 @@ bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
   if (m_launcher) return true;  // the candidate's host code picks its own launches
   core::LaunchLimits limits;
   if (m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  auto dims = spec::resolve_launches(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
+  auto dims = dims_command(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
   if (!dims) return fail(core::Status::rejected, dims.error().what());
-  auto ws = spec::resolve_workspace(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
-  if (!ws) return fail(core::Status::rejected, ws.error().what());
-  nlohmann::json launches = nlohmann::json::array();
-  for (const auto& d : *dims)
-    launches.push_back({{"grid", {d.grid[0], d.grid[1], d.grid[2]}},
-                        {"block", {d.block[0], d.block[1], d.block[2]}},
-                        {"smem", d.smem}});
-  auto r = m_runner->command({{"op", "dims"}, {"launches", launches}, {"workspace_bytes", *ws}}, m_opt.run_timeout_ms,
-                             "setting the launch dimensions");
+  auto r = m_runner->command(*dims, m_opt.run_timeout_ms, "setting the launch dimensions");
   if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
   return true;
 }
@@ -171,6 +154,11 @@ bool CudaEvaluation::run_tests() {
       if (!send_dims(c, w)) return false;
       for (const auto& dist : m_spec.distributions) {
         h.load_inputs(dist, m_seeds.next());
+        // The GPU reference earns its bench workloads here: it must agree with the CPU reference
+        // on every test workload under every distribution, before any of them is judged by it.
+        if (c == 0 && m_gpu_reference)
+          if (auto bad = h.cross_check(*m_gpu_reference, "its GPU reference (" + m_gpu_reference->file() + ")"))
+            return fail(core::Status::error, blame_spec(m_spec, *bad));
         std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
         if (!f) f = h.check_determinism(m_seeds.next());
         if (!f) continue;
@@ -199,8 +187,11 @@ bool CudaEvaluation::run_bench() {
     res.name = w.name;
     res.kind = "bench";
     res.params = w.params;
-    WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
-    h.overlap_reference(true);
+    Reference& reference = reference_for(w, true);
+    const bool on_gpu = &reference != m_reference.get();
+    res.reference = on_gpu ? "gpu" : "cpu";
+    WorkloadHarness h(m_spec, *m_variant, reference, *m_arena, *m_runner, w, res);
+    h.overlap_reference(!on_gpu);  // the GPU reference shares the device: never while the candidate is timed
     h.account_to(&m_trusted);
     if (auto f = h.prepare()) return fail_check(*f);
     std::optional<core::TimeStats> best;

@@ -146,6 +146,32 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
   }
 }
 
+std::optional<std::string> WorkloadHarness::cross_check(Reference& other, const std::string& other_name) {
+  if (await_reference()) return std::nullopt;  // the next verify reports the first reference's failure
+  core::ReferenceArgs args;
+  args.variant = m_variant.name;
+  args.params = m_workload.params;
+  std::map<std::string, std::vector<double>> got;
+  for (const auto& s : m_slots) {
+    if (s.role == core::Role::in) args.inputs[s.name] = m_arena.data(s);
+    if (s.role == core::Role::inout) return context() + ": tensor " + s.name + " is inout (no second reference)";
+    if (s.role == core::Role::out) {
+      got[s.name].assign(s.count, 0.0);
+      args.outputs[s.name] = got[s.name].data();
+    }
+  }
+  if (auto done = other.compute(args); !done) return context() + ": " + done.error().what();
+  for (const auto& s : m_slots) {
+    if (s.role != core::Role::out) continue;
+    const auto& tol = m_variant.tolerance.at(s.name);
+    auto c = compare_output(got[s.name].data(), core::DType::f64, m_expected[s.name], tol, s.shape, s.name);
+    if (!c.ok())
+      return context() + ": " + other_name + " disagrees with the CPU reference (reference.cpp): " +
+             describe_mismatch(c, tol, s.count, s.shape, s.name);
+  }
+  return std::nullopt;
+}
+
 std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed, unsigned char poison) {
   for (const auto& s : m_slots)  // inout tensors start from the input values
     if (s.role == core::Role::inout) util::parallel_copy(m_arena.data(s), m_inputs[s.name].data(), s.bytes);

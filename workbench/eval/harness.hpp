@@ -48,6 +48,11 @@ class WorkloadHarness {
   // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs. A reference
   // that fails is reported (status error, blaming the spec) by the next verify.
   void load_inputs(const core::Distribution& dist, uint64_t seed);
+  // Runs `other`, a second trusted reference named `other_name`, on the inputs loaded now (before
+  // the kernel runs on them) and compares its outputs with this harness's (CPU) reference's under
+  // the variant's tolerances: how they disagree or how it failed ("workload w (inputs: d): ..."),
+  // or nothing. Specs with inout tensors have no second reference.
+  std::optional<std::string> cross_check(Reference& other, const std::string& other_name);
   // Poisons outputs, arms guards, calls the kernel once and verifies.
   std::optional<CheckFailure> run_and_verify(uint64_t guard_seed, unsigned char poison = 0xff);
   // Runs again on the same inputs: outputs must be identical (or within tolerance when the spec

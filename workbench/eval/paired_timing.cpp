@@ -114,7 +114,9 @@ std::expected<core::Comparison, PairedFailure> compare_interleaved(TimingSubject
     c.samples = int(cand_all.size());
     c.label = rules.label(c.low, c.high);
     const bool enough = c.blocks >= cfg.min_blocks && mi.confidence >= cfg.confidence;
-    if (enough && !rules.needs_more(c)) c.stop_reason = "settled";
+    const bool precise = cfg.precision_pct <= 0 || (c.high <= c.ratio * (1 + cfg.precision_pct / 100) &&
+                                                    c.low >= c.ratio * (1 - cfg.precision_pct / 100));
+    if (enough && precise && !rules.needs_more(c)) c.stop_reason = "settled";
     else if (c.blocks >= cfg.max_blocks) c.stop_reason = "max_blocks";
     else if (timed_s * 1000 >= cfg.budget_ms && c.blocks >= cfg.min_blocks) c.stop_reason = "budget";
     if (progress && (c.blocks % 10 == 0 || !c.stop_reason.empty())) progress(c);

@@ -31,6 +31,9 @@ struct PairedConfig {
   double block_ms = 20;        // each side's block is sized to about this long
   int max_calls = 64;          // calls per block, at most
   uint64_t order_seed = 0;     // draws the order of each block pair
+  // > 0: settling also needs the interval within +-precision_pct % of the ratio (more blocks,
+  // within the budget and max_blocks): GPU blocks are cheap, and a tight interval is the evidence.
+  double precision_pct = 0;
 };
 
 // Labels an interval ("faster", ...) and says whether it needs more blocks (library/decision.hpp).

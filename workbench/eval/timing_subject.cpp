@@ -16,7 +16,8 @@ std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64
   m_result.name = w.name;
   m_result.kind = "bench";
   m_result.params = w.params;
-  m_harness = std::make_unique<WorkloadHarness>(m_spec, m_variant, m_reference, m_arena, m_runner, m_workload, m_result);
+  Reference& reference = m_cfg.reference_for ? *m_cfg.reference_for(m_workload) : m_reference;
+  m_harness = std::make_unique<WorkloadHarness>(m_spec, m_variant, reference, m_arena, m_runner, m_workload, m_result);
   if (auto f = m_harness->prepare()) return f;
   if (m_cfg.setup)
     if (auto f = m_cfg.setup(m_workload)) return f;

@@ -30,6 +30,9 @@ struct TimingSubjectConfig {
   // Makes the runner ready for a workload (CUDA: load the config that won it, send its launch
   // dimensions); nothing or why it failed.
   std::function<std::optional<CheckFailure>(const core::Workload&)> setup;
+  // The reference that computes a workload's expected outputs (a spec's GPU reference judges some
+  // bench workloads); empty: the one given to the constructor.
+  std::function<Reference*(const core::Workload&)> reference_for;
 };
 
 class TimingSubject {

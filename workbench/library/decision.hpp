@@ -15,6 +15,9 @@ struct Policy {
   double confidence = 0.99;         // of each workload's interval
   int decide_budget_ms = 3000;      // interleaved timing per bench workload, at most
   int min_blocks = 20;              // block pairs before a workload may be settled or stop on the budget
+  // GPU comparisons settle only once the interval is within +-this % of the ratio (0: off); the
+  // budget still stops them. CPU blocks are too dear for it (docs/library.md "Decide").
+  double gpu_precision_pct = 1.0;
 };
 
 // One bench workload's comparison, named.

@@ -209,6 +209,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   eval::PairedConfig cfg;
   cfg.budget_ms = m_policy.decide_budget_ms;
   cfg.min_blocks = m_policy.min_blocks;
+  if (candidate->device_key().rfind("cuda", 0) == 0) cfg.precision_pct = m_policy.gpu_precision_pct;
   cfg.confidence = m_policy.confidence;
   cfg.order_seed = util::secret_seed();
   eval::PairedRules rules{[&](double lo, double hi) { return label_of(lo, hi, m_policy); },

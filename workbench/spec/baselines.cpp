@@ -2,17 +2,11 @@
 // sources next to spec.json. Each is validated and its source read into core::Baseline::source.
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <system_error>
-
 #include "spec/loader_parts.hpp"
-#include "util/fs.hpp"
 
 namespace kwb::spec::detail {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The only form whose host code can call a vendor library (cuBLAS handles, CUB dispatch).
 constexpr std::string_view k_backend = "cuda-launcher";
@@ -21,46 +15,6 @@ std::vector<std::string> variant_names(const core::Spec& spec) {
   std::vector<std::string> names;
   for (const auto& v : spec.variants) names.push_back(v.name);
   return names;
-}
-
-// `true` when `p` lies inside `dir` (both canonical).
-bool is_inside(const fs::path& p, const fs::path& dir) {
-  auto d = dir.begin(), q = p.begin();
-  for (; d != dir.end(); ++d, ++q)
-    if (q == p.end() || *q != *d) return false;
-  return q != p.end();
-}
-
-// A relative path inside the spec's folder naming a readable .cu file; its text goes to `source`.
-bool read_file_field(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
-                     core::Baseline& b) {
-  if (!r.non_empty_string(j, path, b.file)) return false;
-  const fs::path rel(b.file);
-  if (rel.is_absolute() || b.file.starts_with("/"))
-    return r.fail(path, fmt::format("\"{}\" is absolute: give a path relative to the spec's folder", b.file));
-  for (const auto& part : rel)
-    if (part == "..")
-      return r.fail(path, fmt::format("\"{}\" leaves the spec's folder: '..' is not allowed", b.file));
-  if (rel.extension() != ".cu")
-    return r.fail(path, fmt::format("\"{}\": a cuda-launcher source must be a .cu file", b.file));
-  const fs::path dir = spec.file.parent_path().empty() ? fs::path(".") : spec.file.parent_path();
-  const fs::path full = dir / rel;
-  std::error_code ec;
-  if (!fs::exists(full, ec))
-    return r.fail(path, fmt::format("\"{}\": no such file next to the spec ({})", b.file, full.string()));
-  if (!fs::is_regular_file(full, ec))
-    return r.fail(path, fmt::format("\"{}\" is not a regular file ({})", b.file, full.string()));
-  // A symlink must not lead out of the folder either.
-  const fs::path real = fs::canonical(full, ec);
-  const fs::path real_dir = ec ? fs::path() : fs::canonical(dir, ec);
-  if (ec) return r.fail(path, fmt::format("\"{}\": cannot resolve {}: {}", b.file, full.string(), ec.message()));
-  if (!is_inside(real, real_dir))
-    return r.fail(path, fmt::format("\"{}\" resolves to {}, outside the spec's folder", b.file, real.string()));
-  auto text = util::read_file(full);
-  if (!text) return r.fail(path, fmt::format("\"{}\": {}", b.file, text.error().what()));
-  if (text->empty()) return r.fail(path, fmt::format("\"{}\" is empty", b.file));
-  b.source = std::move(*text);
-  return true;
 }
 
 bool read_variant_list(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
@@ -111,7 +65,7 @@ bool read_baseline(Reader& r, const Json& j, const std::string& path, const core
   if (const Json* n = Reader::optional(j, "note"); n && !r.string(*n, member_path(path, "note"), b.note))
     return false;
   v = r.required(j, path, "file");
-  return v && read_file_field(r, *v, member_path(path, "file"), spec, b);
+  return v && read_source_file(r, *v, member_path(path, "file"), spec, "a cuda-launcher source", b.file, b.source);
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
 
 bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "tensors", "variants",
-                        "distributions", "workloads", "baselines", "shapes"}))
+                        "distributions", "workloads", "baselines", "shapes", "gpu_reference"}))
     return false;
   const Json* v = r.required(j, "", "op");
   if (!v || !r.op_name(*v, "op", spec.op)) return false;
@@ -132,8 +132,9 @@ bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   v = r.required(j, "", "workloads");
   if (!v || !read_workloads(r, *v, "workloads", spec)) return false;
   if (const Json* b = Reader::optional(j, "baselines"); b && !read_baselines(r, *b, "baselines", spec)) return false;
-  const Json* s = Reader::optional(j, "shapes");
-  return !s || read_shapes(r, *s, "shapes", spec);
+  if (const Json* s = Reader::optional(j, "shapes"); s && !read_shapes(r, *s, "shapes", spec)) return false;
+  const Json* g = Reader::optional(j, "gpu_reference");
+  return !g || read_gpu_reference(r, *g, "gpu_reference", spec);
 }
 
 }  // namespace

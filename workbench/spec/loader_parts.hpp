@@ -5,6 +5,7 @@
 // variants' dtypes), workloads (need everything, to evaluate shapes and rooflines), baselines
 // (need the variants), shapes (need everything before them).
 #include <string>
+#include <string_view>
 
 #include "core/spec.hpp"
 #include "spec/json_reader.hpp"
@@ -21,6 +22,14 @@ bool read_workloads(Reader& r, const Json& j, const std::string& path, core::Spe
 // Optional vendor baselines (need the variants); reads each source file from the folder of
 // spec.file into Baseline::source.
 bool read_baselines(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+
+// A relative path inside the spec's folder naming a readable, non-empty .cu file (`what` names
+// it in errors, "a cuda-launcher source"): the path goes to `file`, its text to `source`.
+bool read_source_file(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
+                      std::string_view what, std::string& file, std::string& source);
+
+// Optional GPU reference (needs the variants and the workloads); sets spec.gpu_reference.
+bool read_gpu_reference(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
 
 // Optional param ranges for drawn test workloads (need params, tensors, variants and the test
 // workloads); sets spec.shapes.

@@ -68,6 +68,13 @@ nlohmann::json to_json(const core::Spec& s) {
     out["shapes"] = {{"ranges", ranges}, {"constraints", s.shapes->constraints}, {"count", s.shapes->count},
                      {"max_elements", s.shapes->max_elements}};
   }
+  // As declared; the source stays on the server (specs/<op>/<file>).
+  if (s.gpu_reference) {
+    nlohmann::json g = {{"file", s.gpu_reference->file}, {"launch", s.gpu_reference->launch}};
+    if (!s.gpu_reference->workloads.empty()) g["workloads"] = s.gpu_reference->workloads;
+    if (!s.gpu_reference->note.empty()) g["note"] = s.gpu_reference->note;
+    out["gpu_reference"] = g;
+  }
   return out;
 }
 

@@ -54,15 +54,7 @@ class FakeGpu : public ::testing::Test {
                       " --op vector_add --json --time-budget-ms 30 " + extra +
                       " --specs-dir " + shell_quote((s_dir->path() / "specs").string()) + " --workspace " +
                       shell_quote((s_dir->path() / "ws").string());
-    EvalResult r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while (p && (n = std::fread(buf, 1, sizeof buf, p)) > 0) r.raw.append(buf, n);
-    int st = p ? ::pclose(p) : -1;
-    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.verdict = nlohmann::json::parse(r.raw, nullptr, false);
-    return r;
+    return run_for_verdict(cmd);
   }
   static std::string kernel(const std::string& name, const std::string& args = "a, b, c, n") {
     return "// kwb:launch " + name + " grid=(ceil_div(n, 256)) block=(256) args=(" + args +

@@ -6,7 +6,9 @@
 // its first launch only), "fault" (illegal address), "hang" (never finishes), "too_fast" (correct,
 // but the events report 1 ns), "l2keep" (correct; 1 ns unless persisting L2 lines were reset
 // before each launch), "published_n" (correct only for the n of vector_add's published workloads,
-// zeros elsewhere), plus the runner's helper kernels (no-ops). Only what the runner calls is implemented.
+// zeros elsewhere), GPU references of vector_add writing doubles ("vadd_ref" honest, "vadd_ref_off"
+// off by one in its last element, "vadd_ref_fault" an illegal address), plus the runner's helper
+// kernels (no-ops). Only what the runner calls is implemented.
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -59,7 +61,16 @@ void published_n(void** p, unsigned g, unsigned b) {
   for (long long i = 0; i < n_of(p); ++i) ptr<float>(p, 2)[i] = 0.f;
 }
 
+// A spec's GPU reference: c (double) = a + b, rounded to f32 as the spec defines it.
+void vadd_ref(void** p, unsigned, unsigned) {
+  for (long long i = 0; i < n_of(p); ++i)
+    ptr<double>(p, 2)[i] = double(ptr<const float>(p, 0)[i] + ptr<const float>(p, 1)[i]);
+}
+
 const Kernel k_kernels[] = {
+    {"vadd_ref", 4, vadd_ref},
+    {"vadd_ref_off", 4, [](void** p, unsigned g, unsigned b) { vadd_ref(p, g, b), ptr<double>(p, 2)[n_of(p) - 1] += 1.0; }},
+    {"vadd_ref_fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
     {"vector_add_f32", 4, vadd},
     {"vadd", 4, vadd},
     {"overrun", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), ptr<float>(p, 2)[n_of(p)] = 0.f; }},
