@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-SOURCE_DIR = Path(os.environ.get("KWB_TEST_SOURCE_DIR") or Path(__file__).resolve().parents[2])
-BIN_DIR = Path(os.environ.get("KWB_TEST_BIN_DIR") or SOURCE_DIR / "build" / "bin")
+SOURCE_DIR = Path(os.environ.get("KWB_TEST_SOURCE_DIR") or Path(__file__).resolve().parents[2]).resolve()
+BIN_DIR = Path(os.environ.get("KWB_TEST_BIN_DIR") or SOURCE_DIR / "build" / "bin").resolve()
 SDK_DIR = SOURCE_DIR / "agents" / "python"
 sys.path.insert(0, str(SDK_DIR))
 
