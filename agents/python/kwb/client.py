@@ -1,0 +1,305 @@
+"""The client of the kwb daemon's HTTP API: one method per route of docs/api.md.
+
+    wb = Client()                                   # KWB_SERVER, KWB_TOKEN
+    sub = wb.submit("vector_add", source)            # 202: the id at once
+    for ev in wb.follow(sub["id"]):                  # Server-Sent Events until done
+        print(ev["kind"], ev["data"])
+    verdict = wb.candidate(sub["id"])["verdict"]     # kwb.verdict.v1
+
+Every method raises :class:`kwb.ApiError` (a subclass per status) with the API's error type
+and message, or :class:`kwb.TransportError` when the daemon cannot be reached after retries.
+The client holds no connection state: one instance may be used from many threads.
+"""
+import http.client
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+
+from . import sse
+from .errors import CandidateCancelled, TransportError, WaitTimeout
+from .transport import Transport
+from .types import (AnalysisRules, CancelResult, Candidate, CandidatePage, CreatedToken, Device, Diff, Event,
+                    EventsPage, Health, Leaderboard, Library, Promotion, Rejection, Retime, RevokedToken, Spec,
+                    SpecAdded, Submission, TokenInfo, Verdict)
+
+DEFAULT_SERVER = "http://127.0.0.1:8470"
+TERMINAL_STATES = ("done", "cancelled")
+_MAX_WAIT_S = 60  # the API's bound on ?wait=
+
+
+def _path_id(candidate_id: str) -> str:
+    if not isinstance(candidate_id, str) or not candidate_id.startswith("c-") or "/" in candidate_id:
+        raise ValueError(f"candidate id: expected one like c-0123456789abcdef, got {candidate_id!r}")
+    return candidate_id
+
+
+class Client:
+    """A client of one daemon.
+
+    server: base URL (default ``$KWB_SERVER``, else ``http://127.0.0.1:8470``).
+    token: bearer token (default ``$KWB_TOKEN``; none for a ``--no-auth`` daemon).
+    timeout: socket timeout of ordinary requests, seconds (long-polls add their wait to it).
+    retries, backoff, max_retry_wait: see :mod:`kwb.transport`.
+    stream_timeout: longest silence on an event stream before it is reopened (the daemon sends
+    a heartbeat every 15 s by default).
+    """
+
+    def __init__(self, server: Optional[str] = None, token: Optional[str] = None, *, timeout: float = 30.0,
+                 retries: int = 4, backoff: float = 0.25, max_retry_wait: float = 30.0,
+                 stream_timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.server = (server or os.environ.get("KWB_SERVER") or DEFAULT_SERVER).rstrip("/")
+        self.stream_timeout = stream_timeout
+        self._sleep = sleep
+        self._http = Transport(self.server, token if token is not None else os.environ.get("KWB_TOKEN"),
+                               timeout=timeout, retries=retries, backoff=backoff, max_retry_wait=max_retry_wait,
+                               sleep=sleep)
+
+    def __repr__(self) -> str:
+        return f"kwb.Client({self.server!r})"
+
+    def with_token(self, token: str) -> "Client":
+        """The same server and settings, another token (e.g. a reviewer's for promote)."""
+        t = self._http
+        return Client(self.server, token, timeout=t.timeout, retries=t.retries, backoff=t.backoff,
+                      max_retry_wait=t.max_retry_wait, stream_timeout=self.stream_timeout, sleep=self._sleep)
+
+    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Any:
+        return self._http.request("GET", path, query=query, timeout=timeout).json()
+
+    def _post(self, path: str, body: Any = None, *, safe: bool = False) -> Any:
+        return self._http.request("POST", path, body=body, safe=safe).json()
+
+    # --- the daemon ------------------------------------------------------------------------
+
+    def health(self) -> Health:
+        """``GET /v1/health`` (no token needed)."""
+        return cast(Health, self._get("/v1/health"))
+
+    def devices(self) -> List[Device]:
+        """``GET /v1/devices``: devices and their calibrated peaks."""
+        return cast(List[Device], self._get("/v1/devices")["devices"])
+
+    def analysis_rules(self) -> AnalysisRules:
+        """``GET /v1/analysis/rules``: the static-analysis rules (their ids appear in diagnostics)."""
+        return cast(AnalysisRules, self._get("/v1/analysis/rules"))
+
+    def openapi(self) -> Dict[str, Any]:
+        """``GET /openapi.json``."""
+        return cast(Dict[str, Any], self._get("/openapi.json"))
+
+    def metrics(self) -> str:
+        """``GET /metrics`` (Prometheus text)."""
+        return self._http.request("GET", "/metrics").text()
+
+    # --- specs ------------------------------------------------------------------------------
+
+    def specs(self) -> List[Spec]:
+        """``GET /v1/specs``: every op at its current version."""
+        return cast(List[Spec], self._get("/v1/specs")["specs"])
+
+    def spec(self, op: str) -> Spec:
+        """``GET /v1/specs/{op}``: the contract (entry, tensors, dtypes, tolerances, workloads)."""
+        return cast(Spec, self._get(f"/v1/specs/{op}"))
+
+    def add_spec(self, files: Mapping[str, str]) -> SpecAdded:
+        """``POST /v1/specs`` (reviewer): a spec folder's files by name (spec.json, reference.cpp, ...)."""
+        return cast(SpecAdded, self._post("/v1/specs", {"files": dict(files)}))
+
+    def add_spec_dir(self, folder: Union[str, Path]) -> SpecAdded:
+        """:meth:`add_spec` with every file of ``folder`` (not recursive)."""
+        files = {p.name: p.read_text(encoding="utf-8") for p in sorted(Path(folder).iterdir()) if p.is_file()}
+        return self.add_spec(files)
+
+    # --- candidates -------------------------------------------------------------------------
+
+    def submit(self, op: str, source: str, *, backend: str = "cpu", variant: Optional[str] = None,
+               source_name: Optional[str] = None, flags: Optional[Sequence[str]] = None,
+               note: Optional[str] = None, parent: Optional[str] = None,
+               launch: Optional[Union[str, Sequence[str]]] = None, tune: Optional[Mapping[str, Sequence[int]]] = None,
+               bench: Optional[Sequence[str]] = None, idempotency_key: Optional[str] = None) -> Submission:
+        """``POST /v1/candidates``. Returns at once with the id (``state`` queued).
+
+        Always sent with an ``Idempotency-Key`` (``idempotency_key``, else a fresh random one),
+        so a retry after a lost reply returns the same candidate instead of a second one; the
+        answer says ``replayed`` when the daemon had it already. Pass your own key per logical
+        submission to make a resubmission after a crash of your loop safe too.
+        ``bench``: time only these bench workloads (fast feedback; such a verdict is never
+        promotable). ``launch``/``tune``: the cuda form's plan and tunables (docs/cuda.md).
+        """
+        body: Dict[str, Any] = {"op": op, "source": source, "backend": backend}
+        optional = {"variant": variant, "source_name": source_name, "note": note, "parent": parent,
+                    "launch": launch if launch is None or isinstance(launch, str) else list(launch),
+                    "flags": None if flags is None else list(flags),
+                    "tune": None if tune is None else {k: list(v) for k, v in tune.items()},
+                    "bench": None if bench is None else list(bench)}
+        body.update({k: v for k, v in optional.items() if v is not None})
+        key = idempotency_key or "kwb-py-" + uuid.uuid4().hex
+        resp = self._http.request("POST", "/v1/candidates", body=body, headers={"Idempotency-Key": key}, safe=True)
+        out = resp.json()
+        out["replayed"] = resp.headers.get("idempotent-replay", "").lower() == "true"
+        out["idempotency_key"] = key
+        return cast(Submission, out)
+
+    def candidate(self, candidate_id: str, wait: Optional[int] = None) -> Candidate:
+        """``GET /v1/candidates/{id}`` with its verdict once done; ``wait`` (0-60 s) long-polls."""
+        timeout = None if wait is None else self._http.timeout + wait
+        return cast(Candidate, self._get(f"/v1/candidates/{_path_id(candidate_id)}", {"wait": wait}, timeout))
+
+    def candidates(self, *, op: Optional[str] = None, state: Optional[str] = None, status: Optional[str] = None,
+                   limit: Optional[int] = None, before: Optional[int] = None) -> CandidatePage:
+        """``GET /v1/candidates``: one page, newest first (``next`` is the older page's path)."""
+        query = {"op": op, "state": state, "status": status, "limit": limit, "before": before}
+        return cast(CandidatePage, self._get("/v1/candidates", query))
+
+    def iter_candidates(self, *, op: Optional[str] = None, state: Optional[str] = None,
+                        status: Optional[str] = None, page_size: int = 100) -> Iterator[Candidate]:
+        """Every candidate matching the filters, newest first, page after page."""
+        before: Optional[int] = None
+        while True:
+            page = self.candidates(op=op, state=state, status=status, limit=page_size, before=before)
+            yield from page["items"]
+            nxt = page.get("next")
+            if not nxt or "before=" not in nxt:
+                return
+            before = int(nxt.split("before=", 1)[1].split("&", 1)[0])
+
+    def cancel(self, candidate_id: str) -> CancelResult:
+        """``POST /v1/candidates/{id}/cancel``: at once when queued, else after the current stage."""
+        return cast(CancelResult, self._post(f"/v1/candidates/{_path_id(candidate_id)}/cancel", safe=True))
+
+    def events(self, candidate_id: str, *, after: Optional[int] = None, wait: Optional[int] = None) -> EventsPage:
+        """``GET /v1/candidates/{id}/events?wait=S&after=N``: the long-poll form of the events."""
+        wait = _MAX_WAIT_S if wait is None else wait
+        return cast(EventsPage, self._get(f"/v1/candidates/{_path_id(candidate_id)}/events",
+                                          {"wait": wait, "after": after}, self._http.timeout + wait))
+
+    def follow(self, candidate_id: str, *, after: Optional[int] = None) -> Iterator[Event]:
+        """Progress events as they happen (Server-Sent Events), oldest first, ending with the
+        terminal ``state`` event (done or cancelled). A dropped stream is reopened with
+        ``Last-Event-ID``, so no event is lost or repeated; after ``retries`` drops in a row
+        :class:`TransportError` is raised. Closing the generator closes the stream."""
+        path = f"/v1/candidates/{_path_id(candidate_id)}/events"
+        last, drops = after, 0
+        while True:
+            headers = {"Accept": "text/event-stream"}
+            if last is not None:
+                headers["Last-Event-ID"] = str(last)
+            resp = self._http.request("GET", path, headers=headers, timeout=self.stream_timeout, stream=True)
+            seen = 0
+            failure: Optional[BaseException] = None
+            try:
+                for msg in sse.parse(iter(resp.readline, b"")):
+                    event = cast(Event, json.loads(msg.data))
+                    last, seen, drops = event["id"], seen + 1, 0
+                    yield event
+                    if event["kind"] == "state" and event["data"].get("state") in TERMINAL_STATES:
+                        return
+            except (OSError, http.client.HTTPException) as e:  # reset, timeout, broken chunking
+                failure = e
+            finally:
+                resp.close()
+            if seen == 0 and self.candidate(candidate_id)["state"] in TERMINAL_STATES:
+                return  # nothing after `last`, and nothing more will come
+            drops += 1
+            if drops > self._http.retries:
+                raise TransportError(self._http.url(path), failure or EOFError("event stream ended early"), drops)
+            self._sleep(min(self._http.max_retry_wait, self._http.backoff * 2 ** (drops - 1)))
+
+    def wait(self, candidate_id: str, timeout: Optional[float] = None) -> Candidate:
+        """Long-polls until the candidate is done or cancelled; returns it (with its verdict).
+        Raises :class:`WaitTimeout` after ``timeout`` seconds (None: no limit)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = _MAX_WAIT_S if deadline is None else max(0.0, deadline - time.monotonic())
+            c = self.candidate(candidate_id, wait=int(min(_MAX_WAIT_S, left)))
+            if c["state"] in TERMINAL_STATES:
+                return c
+            if deadline is not None and time.monotonic() >= deadline:
+                raise WaitTimeout(candidate_id, cast(float, timeout), c["state"])
+
+    def verdict(self, candidate_id: str, timeout: Optional[float] = None) -> Verdict:
+        """:meth:`wait`, then the verdict; raises :class:`CandidateCancelled` for a cancelled one."""
+        c = self.wait(candidate_id, timeout)
+        if c["state"] == "cancelled" or not c.get("verdict"):
+            raise CandidateCancelled(candidate_id)
+        return cast(Verdict, c["verdict"])
+
+    def evaluate(self, op: str, source: str, *, timeout: Optional[float] = None,
+                 on_event: Optional[Callable[[Event], None]] = None, **submit_args: Any) -> Verdict:
+        """Submit and wait: the verdict. ``on_event`` is called with each progress event
+        (followed over SSE) before the verdict is fetched. ``submit_args``: see :meth:`submit`."""
+        sub = self.submit(op, source, **submit_args)
+        if on_event is not None:
+            for event in self.follow(sub["id"]):
+                on_event(event)
+        return self.verdict(sub["id"], timeout)
+
+    # --- review and the library -------------------------------------------------------------
+
+    def diff(self, candidate_id: str) -> Diff:
+        """``GET /v1/candidates/{id}/diff``: unified diff against the incumbent + per-workload table."""
+        return cast(Diff, self._get(f"/v1/candidates/{_path_id(candidate_id)}/diff"))
+
+    def diff_text(self, candidate_id: str) -> str:
+        """The diff alone (``?format=text``)."""
+        return self._http.request("GET", f"/v1/candidates/{_path_id(candidate_id)}/diff",
+                                  query={"format": "text"}).text()
+
+    def promote(self, candidate_id: str) -> Promotion:
+        """``POST /v1/candidates/{id}/promote`` (reviewer): one library commit. 409
+        (:class:`ConflictError`) says why not: not accepted, not beating the incumbent, a bench
+        subset, decided already, the incumbent changed since it was measured."""
+        return cast(Promotion, self._post(f"/v1/candidates/{_path_id(candidate_id)}/promote"))
+
+    def reject(self, candidate_id: str, reason: str) -> Rejection:
+        """``POST /v1/candidates/{id}/reject`` (reviewer)."""
+        return cast(Rejection, self._post(f"/v1/candidates/{_path_id(candidate_id)}/reject", {"reason": reason}))
+
+    def leaderboard(self, op: str, limit: Optional[int] = None) -> Leaderboard:
+        """``GET /v1/leaderboard/{op}``: accepted candidates, best against the incumbent first."""
+        return cast(Leaderboard, self._get(f"/v1/leaderboard/{op}", {"limit": limit}))
+
+    def library(self, op: Optional[str] = None) -> Library:
+        """``GET /v1/library`` (dispatch entries at the head commit) or ``/v1/library/{op}`` (+ history)."""
+        return cast(Library, self._get("/v1/library" + (f"/{op}" if op else "")))
+
+    def incumbent(self, op: str, *, backend: str = "cpu", variant: Optional[str] = None,
+                  device_class: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        """The dispatch entry of ``op``/``backend`` (and ``variant``) that a candidate is compared
+        with. The daemon takes the entry of the measuring device's class (``cpu-x86_64``,
+        ``cuda-sm_90``) first, then ``any``: pass ``device_class`` to ask for one; without it,
+        the one device-specific entry when the library holds exactly one (the usual case: a
+        promotion on this daemon's device), else the ``any`` entry. None when the op has no
+        entry yet (its first accepted candidate then wins by definition). The verdict's
+        ``summary.incumbent`` names the kernel actually compared with."""
+        entries = [e for e in self.library(op).get("entries", [])
+                   if e.get("op") == op and e.get("backend") == backend and (variant is None or e.get("variant") == variant)]
+        by_class: Dict[str, Dict[str, Any]] = {e.get("device_class", ""): e for e in entries}
+        if device_class is not None:
+            return by_class.get(device_class) or by_class.get("any")
+        specific = [c for c in by_class if c != "any"]
+        if len(specific) == 1:
+            return by_class[specific[0]]
+        return by_class.get("any")
+
+    def retime(self, op: str, backend: Optional[str] = None) -> Retime:
+        """``POST /v1/library/{op}/retime`` (reviewer): queue the op's incumbents for fresh records."""
+        return cast(Retime, self._post(f"/v1/library/{op}/retime", None if backend is None else {"backend": backend}))
+
+    # --- tokens (admin) ---------------------------------------------------------------------
+
+    def create_token(self, role: str, name: Optional[str] = None) -> CreatedToken:
+        """``POST /v1/tokens``: the token's secret is in the answer, once."""
+        body = {"role": role} if name is None else {"role": role, "name": name}
+        return cast(CreatedToken, self._post("/v1/tokens", body))
+
+    def tokens(self) -> List[TokenInfo]:
+        """``GET /v1/tokens`` (never their secrets)."""
+        return cast(List[TokenInfo], self._get("/v1/tokens")["tokens"])
+
+    def revoke_token(self, token_id: int) -> RevokedToken:
+        """``DELETE /v1/tokens/{token_id}``: effective from the next request."""
+        return cast(RevokedToken, self._http.request("DELETE", f"/v1/tokens/{int(token_id)}", safe=True).json())

@@ -1,0 +1,421 @@
+"""Response types of the kwb HTTP API (docs/api.md, docs/verdict.md, docs/library.md).
+
+TypedDicts describe the JSON the daemon answers; they are plain ``dict`` at run time. Classes
+are ``total=False`` where the daemon leaves keys out (or may add new ones in later versions): a
+client should read them with ``.get``. Values the API documents as possibly ``null`` are
+``Optional``.
+"""
+from typing import Any, Dict, List, Optional, TypedDict, Union
+
+JSON = Any
+Number = Union[int, float]
+NumberOrText = Union[int, float, str]  # "nan", "inf", "-inf" where JSON has no number
+
+
+# --- candidates ------------------------------------------------------------------------------
+
+class Links(TypedDict):
+    self: str
+    events: str
+    cancel: str
+
+
+class Submission(TypedDict):
+    """``POST /v1/candidates``: 202 (new) or 200 with ``Idempotent-Replay`` (``replayed``)."""
+    id: str
+    links: Links
+    state: str
+    replayed: bool
+    idempotency_key: str
+
+
+class FirstMismatch(TypedDict):
+    tensor: str
+    index: List[int]
+    got: NumberOrText
+    expected: NumberOrText
+
+
+class TimeStats(TypedDict, total=False):
+    median_ns: float
+    mean_ns: float
+    min_ns: float
+    max_ns: float
+    p10_ns: float
+    p90_ns: float
+    stdev_pct: float
+    mean_stderr_pct: float
+    samples: int
+    discarded: int
+    stop_reason: str
+    clock: str
+    cold: bool
+    launch_overhead_ns: float
+    sm_clock_min_mhz: float
+    sm_clock_max_mhz: float
+    timed_ms: float
+
+
+class Roofline(TypedDict, total=False):
+    bytes: float
+    flops: float
+    pct_bw: Optional[float]
+    pct_flops: Optional[float]
+    pct_bw_sheet: Optional[float]
+    pct_flops_sheet: Optional[float]
+
+
+class Comparison(TypedDict, total=False):
+    """The interleaved A/B comparison of one bench workload with the incumbent."""
+    label: str  # faster | slower | same | undecided
+    ratio: float  # incumbent / candidate, > 1: faster
+    low: float
+    high: float
+    confidence: float
+    blocks: int
+    samples: int
+    candidate_ns: float
+    incumbent_ns: float
+    ms: float
+    stop_reason: str  # settled | budget | max_blocks
+
+
+class WorkloadResult(TypedDict, total=False):
+    name: str
+    kind: str  # test | bench
+    drawn: bool
+    params: Dict[str, int]
+    correct: bool
+    checks: int
+    max_abs_err: NumberOrText
+    max_rel_err: NumberOrText
+    mismatches: int
+    first_mismatch: Optional[FirstMismatch]
+    time: Optional[TimeStats]
+    roofline: Optional[Roofline]
+    vs_incumbent: Optional[float]
+    vs_baseline: Optional[float]
+    comparison: Optional[Comparison]
+
+
+class Diagnostic(TypedDict, total=False):
+    file: str
+    line: int
+    col: int
+    severity: str
+    message: str
+    rule: Optional[str]
+
+
+class Decision(TypedDict):
+    promotable: bool
+    reason: str
+    wins: List[str]
+    regressions: List[str]
+    undecided: List[str]
+
+
+class IncumbentRef(TypedDict, total=False):
+    kernel: str
+    commit: str
+    source_sha256: str
+    device_class: str
+    remeasured: bool
+
+
+class Machine(TypedDict, total=False):
+    load_avg_1m: float
+    running_max: int
+    cores: int
+    busy: bool
+    detail: str
+
+
+class VerdictSummary(TypedDict, total=False):
+    geomean_vs_incumbent: Optional[float]
+    geomean_vs_baseline: Optional[float]
+    beats_incumbent: Optional[bool]
+    incumbent: Optional[IncumbentRef]
+    decision: Optional[Decision]
+    machine: Optional[Machine]
+    wall_ms: float
+    stage_ms: Dict[str, float]
+    compile_cache: Optional[str]
+
+
+class Verdict(TypedDict, total=False):
+    """``kwb.verdict.v1`` (docs/verdict.md)."""
+    schema: str
+    candidate: str
+    op: str
+    spec_version: int
+    variant: str
+    backend: str
+    status: str  # accepted incorrect compile_error rejected sandbox_violation time_limit memory_limit output_limit crashed no_device error
+    reason: str
+    diagnostics: List[Diagnostic]
+    device: str
+    toolchain: str
+    workloads: List[WorkloadResult]
+    summary: VerdictSummary
+
+
+class Candidate(TypedDict, total=False):
+    """``GET /v1/candidates/{id}`` (``verdict`` only there, not in lists)."""
+    id: str
+    op: str
+    variant: str
+    backend: str
+    state: str  # queued analyzing compiling validating benchmarking deciding done cancelled
+    status: Optional[str]
+    source_name: str
+    source_sha256: str
+    flags: List[str]
+    bench: List[str]
+    note: str
+    parent: Optional[str]
+    attempts: int
+    cancel_requested: bool
+    created_at: str
+    updated_at: str
+    finished_at: Optional[str]
+    links: Links
+    verdict: Optional[Verdict]
+
+
+class CandidatePage(TypedDict):
+    items: List[Candidate]
+    next: Optional[str]
+
+
+class Event(TypedDict):
+    """One progress event: ``kind`` state | stage | verdict, ``data`` as in docs/api.md."""
+    id: int
+    at: str
+    kind: str
+    data: Dict[str, Any]
+
+
+class EventsPage(TypedDict):
+    after: int
+    done: bool
+    events: List[Event]
+
+
+class CancelResult(TypedDict):
+    id: str
+    state: str
+    detail: str
+
+
+# --- library and review ----------------------------------------------------------------------
+
+class DiffRow(TypedDict, total=False):
+    workload: str
+    params: Dict[str, int]
+    candidate_ns: Optional[float]
+    incumbent_ns: Optional[float]
+    vs_incumbent: Optional[float]
+    comparison: Comparison
+
+
+class Diff(TypedDict, total=False):
+    id: str
+    op: str
+    variant: str
+    backend: str
+    status: str
+    incumbent: Optional[Dict[str, Any]]
+    compared_with: Optional[Dict[str, Any]]
+    beats_incumbent: Optional[bool]
+    geomean_vs_incumbent: Optional[float]
+    decision: Optional[str]
+    machine: Optional[Dict[str, Any]]
+    workloads: List[DiffRow]
+    diff: str
+
+
+class Promotion(TypedDict, total=False):
+    id: str
+    decision: str  # promoted
+    commit: str
+    kernel: str
+    speedup: Optional[float]
+    recovered: bool
+
+
+class Rejection(TypedDict):
+    id: str
+    decision: str  # rejected
+    reason: str
+
+
+class LeaderboardRow(TypedDict, total=False):
+    id: str
+    variant: str
+    backend: str
+    device: str
+    geomean_vs_incumbent: Optional[float]
+    beats_incumbent: Optional[bool]
+    decision: Optional[str]
+    note: str
+    finished_at: str
+    evidence: List[Dict[str, Any]]
+
+
+class Leaderboard(TypedDict):
+    op: str
+    candidates: List[LeaderboardRow]
+
+
+class DispatchConfig(TypedDict, total=False):
+    workload: str
+    params: Dict[str, int]
+    tune: Dict[str, int]
+    median_ns: Optional[float]
+
+
+class DispatchEntry(TypedDict, total=False):
+    op: str
+    variant: str
+    backend: str
+    device_class: str
+    kernel: str
+    entry: str
+    candidate: str
+    configs: List[DispatchConfig]
+    spec_version: Optional[int]
+    current_spec_version: Optional[int]
+
+
+class LibraryCommit(TypedDict):
+    commit: str
+    summary: str
+    time: str
+    trailers: Dict[str, str]
+
+
+class Library(TypedDict, total=False):
+    """``GET /v1/library`` (entries) and ``GET /v1/library/{op}`` (+ op, history, spec_history)."""
+    commit: str
+    path: str
+    entries: List[DispatchEntry]
+    op: str
+    history: List[LibraryCommit]
+    spec_history: List[LibraryCommit]
+
+
+class RetimeQueued(TypedDict):
+    id: str
+    kernel: str
+    backend: str
+    links: Links
+
+
+class Retime(TypedDict):
+    op: str
+    candidates: List[RetimeQueued]
+
+
+# --- specs -----------------------------------------------------------------------------------
+
+class Workload(TypedDict, total=False):
+    name: str
+    params: Dict[str, int]
+    backends: List[str]
+    label: str
+
+
+class Tensor(TypedDict, total=False):
+    name: str
+    role: str  # in | out | inout
+    shape: List[str]
+    finite: bool
+
+
+class SpecVariant(TypedDict, total=False):
+    name: str
+    entry: str
+    dtypes: Dict[str, str]
+    tolerance: Dict[str, Dict[str, Any]]
+    roofline: Dict[str, str]
+
+
+class Spec(TypedDict, total=False):
+    """``GET /v1/specs/{op}`` (docs/specs.md); later daemons may add keys."""
+    op: str
+    version: int
+    summary: str
+    params: List[str]
+    tensors: List[Tensor]
+    variants: List[SpecVariant]
+    distributions: List[Dict[str, Any]]
+    workloads: Dict[str, List[Workload]]  # "test", "bench"
+    deterministic: bool
+    baselines: List[Dict[str, Any]]
+    shapes: Dict[str, Any]
+
+
+class SpecAdded(TypedDict, total=False):
+    status: str  # added | unchanged
+    op: str
+    version: int
+    commit: str
+    digest: str
+    replaces: Optional[str]
+    spec: Spec
+
+
+class AnalysisRule(TypedDict):
+    id: str
+    severity: str
+    summary: str
+
+
+class AnalysisRules(TypedDict):
+    version: str
+    rules: List[AnalysisRule]
+
+
+# --- daemon ----------------------------------------------------------------------------------
+
+class Health(TypedDict, total=False):
+    status: str  # ok | degraded
+    version: str
+    auth: bool
+    backends: List[str]
+    queue: Dict[str, int]
+    storage: Dict[str, Any]
+    uptime_s: float
+
+
+class Device(TypedDict, total=False):
+    id: str
+    kind: str
+    name: str
+    copy_bytes_per_s: Optional[float]
+    flops_per_s: Optional[float]
+    calibrated_at: str
+    calibration: Dict[str, Any]
+
+
+class CreatedToken(TypedDict):
+    name: str
+    role: str
+    token: str
+
+
+class TokenInfo(TypedDict):
+    id: int
+    name: str
+    role: str
+    revoked: bool
+    created_at: str
+
+
+class RevokedToken(TypedDict):
+    id: int
+    name: str
+    role: str
+    revoked: bool
+    detail: str

@@ -1,0 +1,379 @@
+"""The Python SDK (agents/python, package `kwb`) against a real `kwb serve` (auth on, the shipped
+specs and library, a temporary workspace, a free port): submit/wait/verdict, SSE progress and
+its resumption, errors as exceptions with the API's type and message, idempotent retries after a
+lost reply, Retry-After on 503, cancel, the review and admin calls, the CLI, and the package's
+installability and Python 3.9 syntax.
+
+Run by ctest (tests/CMakeLists.txt: AgentSdk); by hand:
+    KWB_TEST_BIN_DIR=build/bin python3 -m unittest discover -s tests/agents -p 'test_sdk.py' -v
+"""
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+from pathlib import Path
+from typing import Any, List
+
+from daemon import SDK_DIR, SOURCE_DIR, Daemon  # also puts agents/python on sys.path
+from lossy_proxy import LossyProxy
+
+import kwb
+
+VECTORIZED = (SOURCE_DIR / "kernels" / "vector_add" / "cpu" / "vectorized.cpp").read_text()
+WRONG = ('#include <cstdint>\nextern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) '
+         '{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] * b[i]; }\n')
+ENDLESS = (SOURCE_DIR / "tests" / "integration" / "cpu_cases" / "endless_loop.cpp").read_text()
+
+
+def unique(tag: str) -> str:
+    return f"{tag} {uuid.uuid4().hex[:8]}"
+
+
+class AgentSdk(unittest.TestCase):
+    daemon: Daemon
+    admin: kwb.Client
+    agent: kwb.Client
+    reviewer: kwb.Client
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.daemon = Daemon(["--time-budget-ms", "20", "--decide-budget-ms", "300"])
+        cls.admin = kwb.Client(cls.daemon.url, cls.daemon.admin_token)
+        cls.agent = kwb.Client(cls.daemon.url, cls.admin.create_token("agent", "sdk-agent")["token"])
+        cls.reviewer = cls.agent.with_token(cls.admin.create_token("reviewer", "sdk-reviewer")["token"])
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.daemon.remove()
+
+    # --- submit, wait, verdict --------------------------------------------------------------
+
+    def test_submit_wait_and_verdict(self) -> None:
+        note = unique("sdk accepted")
+        sub = self.agent.submit("vector_add", VECTORIZED, bench=["n1M"], note=note, source_name="vectorized.cpp")
+        self.assertRegex(sub["id"], r"^c-[0-9a-f]{16}$")
+        self.assertEqual(sub["state"], "queued")
+        self.assertFalse(sub["replayed"])
+        self.assertTrue(sub["idempotency_key"].startswith("kwb-py-"))
+        c = self.agent.wait(sub["id"], timeout=300)
+        self.assertEqual(c["state"], "done")
+        v = c["verdict"]
+        self.assertEqual(v["schema"], "kwb.verdict.v1")
+        self.assertEqual((v["status"], v["op"], v["variant"], v["candidate"]), ("accepted", "vector_add", "f32", sub["id"]))
+        self.assertEqual([w["name"] for w in v["workloads"] if w["kind"] == "bench"], ["n1M"])
+        self.assertEqual(self.agent.verdict(sub["id"])["reason"], v["reason"])
+        listed = self.agent.candidates(op="vector_add", limit=500)["items"]
+        self.assertIn(sub["id"], [x["id"] for x in listed])
+        self.assertEqual([x["note"] for x in self.agent.iter_candidates(op="vector_add", page_size=1) if x["id"] == sub["id"]],
+                         [note])
+
+    def test_wrong_kernel_names_its_first_mismatch(self) -> None:
+        v = self.agent.evaluate("vector_add", WRONG, bench=["n1M"], timeout=300)
+        self.assertEqual(v["status"], "incorrect", v["reason"])
+        wrong = [w for w in v["workloads"] if not w["correct"]]
+        self.assertTrue(wrong, v["workloads"])
+        first = wrong[0]["first_mismatch"]
+        self.assertEqual(first["tensor"], "c")
+        self.assertIsInstance(first["index"], list)
+        self.assertNotEqual(first["got"], first["expected"])
+
+    # --- progress ---------------------------------------------------------------------------
+
+    def test_follow_streams_every_event_and_resumes_after_an_id(self) -> None:
+        seen: List[kwb.types.Event] = []
+        v = self.agent.evaluate("vector_add", VECTORIZED, bench=["n1M"], note=unique("sdk sse"), on_event=seen.append)
+        kinds = [e["kind"] for e in seen]
+        self.assertEqual(seen[0]["kind"], "state")
+        self.assertEqual((seen[-1]["kind"], seen[-1]["data"]["state"]), ("state", "done"))
+        stages = {e["data"]["stage"] for e in seen if e["kind"] == "stage" and e["data"].get("finished")}
+        self.assertTrue({"analyze", "compile", "validate", "benchmark"} <= stages, stages)
+        verdicts = [e["data"] for e in seen if e["kind"] == "verdict"]
+        self.assertEqual(verdicts, [{"status": v["status"], "reason": v["reason"]}], kinds)
+        ids = [e["id"] for e in seen]
+        self.assertEqual(ids, sorted(set(ids)), "event ids increase, none repeated")
+
+        # A finished candidate's stream replays; Last-Event-ID resumes after the given event.
+        cid = v["candidate"]
+        self.assertEqual([e["id"] for e in self.agent.follow(cid)], ids)
+        middle = ids[len(ids) // 2]
+        self.assertEqual([e["id"] for e in self.agent.follow(cid, after=middle)], [i for i in ids if i > middle])
+        self.assertEqual(list(self.agent.follow(cid, after=ids[-1])), [])
+        # The long-poll form gives the same events.
+        page = self.agent.events(cid, after=middle, wait=0)
+        self.assertTrue(page["done"])
+        self.assertEqual([e["id"] for e in page["events"]], [i for i in ids if i > middle])
+
+    # --- errors -----------------------------------------------------------------------------
+
+    def assertApiError(self, cm: Any, status: int, type_: str, words: str) -> None:
+        e = cm.exception
+        self.assertIsInstance(e, kwb.ApiError)
+        self.assertEqual((e.status, e.type), (status, type_), str(e))
+        self.assertIn(words, e.message)
+        self.assertIn(f"HTTP {status} {type_}: ", str(e))
+
+    def test_errors_carry_the_api_type_and_message(self) -> None:
+        with self.assertRaises(kwb.NotFoundError) as cm:
+            self.agent.spec("nope")
+        self.assertApiError(cm, 404, "not_found", "nope")
+        with self.assertRaises(kwb.NotFoundError) as cm:
+            self.agent.candidate("c-0123456789abcdef")
+        self.assertApiError(cm, 404, "not_found", "c-0123456789abcdef")
+
+        with self.assertRaises(kwb.UnauthorizedError) as cm:
+            kwb.Client(self.daemon.url, "").specs()
+        self.assertApiError(cm, 401, "unauthorized", "bearer token")
+        with self.assertRaises(kwb.UnauthorizedError) as cm:
+            kwb.Client(self.daemon.url, "kwb_not_a_token").specs()
+        self.assertEqual(cm.exception.status, 401)
+
+        with self.assertRaises(kwb.BadRequestError) as cm:
+            self.agent.submit("vector_add", VECTORIZED, parent="nope")
+        self.assertApiError(cm, 400, "invalid_field", "parent")
+        with self.assertRaises(kwb.BadRequestError) as cm:
+            self.agent.candidate("c-0123456789abcdef", wait=100)
+        self.assertApiError(cm, 400, "bad_parameter", "wait")
+        with self.assertRaises(kwb.UnprocessableError) as cm:
+            self.agent.submit("vector_add", VECTORIZED, bench=["n3"])
+        self.assertApiError(cm, 422, "unknown_workload", "n3")
+        with self.assertRaises(kwb.UnprocessableError) as cm:
+            self.agent.submit("vector_add", VECTORIZED, flags=["-fplugin=x.so"])
+        self.assertApiError(cm, 422, "forbidden_flag", "-fplugin")
+
+        sub = self.agent.submit("vector_add", VECTORIZED, bench=["n1M"], note=unique("sdk forbidden"))
+        with self.assertRaises(kwb.ForbiddenError) as cm:
+            self.agent.promote(sub["id"])
+        self.assertApiError(cm, 403, "forbidden", "reviewer")
+        self.agent.wait(sub["id"], timeout=300)
+        with self.assertRaises(kwb.ConflictError) as cm:  # a bench subset is never promotable
+            self.reviewer.promote(sub["id"])
+        self.assertApiError(cm, 409, "not_promotable", "n16M")
+
+        dead = kwb.Client("http://127.0.0.1:1", retries=1, backoff=0.01)
+        with self.assertRaises(kwb.TransportError) as cm2:
+            dead.health()
+        self.assertEqual(cm2.exception.attempts, 2)
+        self.assertIn("kwb serve", str(cm2.exception))
+
+    # --- retries and idempotency ------------------------------------------------------------
+
+    def test_the_same_idempotency_key_gives_one_candidate(self) -> None:
+        note, key = unique("sdk idem"), "sdk-" + uuid.uuid4().hex
+        a = self.agent.submit("vector_add", VECTORIZED, bench=["n1M"], note=note, idempotency_key=key)
+        b = self.agent.submit("vector_add", VECTORIZED, bench=["n1M"], note=note, idempotency_key=key)
+        self.assertEqual(a["id"], b["id"])
+        self.assertEqual((a["replayed"], b["replayed"]), (False, True))
+        self.assertEqual([c["id"] for c in self.agent.iter_candidates(op="vector_add") if c["note"] == note], [a["id"]])
+        with self.assertRaises(kwb.UnprocessableError) as cm:
+            self.agent.submit("vector_add", WRONG, bench=["n1M"], note=note, idempotency_key=key)
+        self.assertApiError(cm, 422, "idempotency_conflict", key)
+
+    def test_a_submission_whose_reply_is_lost_is_retried_without_a_duplicate(self) -> None:
+        proxy = LossyProxy(self.daemon.port, match=b"POST /v1/candidates ", drop=1)
+        self.addCleanup(proxy.close)
+        waits: List[float] = []
+        via = kwb.Client(proxy.url, self.agent._http.token, retries=2, backoff=0.05,
+                         sleep=lambda s: (waits.append(s), time.sleep(s)))
+        note = unique("sdk lost reply")
+        sub = via.submit("vector_add", VECTORIZED, bench=["n1M"], note=note)
+        self.assertTrue(sub["replayed"], "the retry was answered with the candidate the lost reply had")
+        self.assertEqual([dropped for line, dropped in proxy.requests if line.startswith(b"POST")], [True, False])
+        self.assertEqual(waits, [0.05])
+        self.assertEqual([c["id"] for c in self.agent.iter_candidates(op="vector_add") if c["note"] == note], [sub["id"]])
+
+        # A write that is not safe to repeat (promote) is not retried after a lost reply.
+        proxy2 = LossyProxy(self.daemon.port, match=b"POST /v1/candidates/", drop=1)
+        self.addCleanup(proxy2.close)
+        with self.assertRaises(kwb.TransportError):
+            kwb.Client(proxy2.url, self.reviewer._http.token, retries=3, backoff=0.01).reject(sub["id"], "lost")
+        self.assertEqual(len(proxy2.requests), 1)
+
+    def test_503_with_retry_after_is_retried_then_raised_with_its_type(self) -> None:
+        # One stream slot: while a candidate's event stream holds it, long-polls get 503
+        # too_many_streams with Retry-After: 1. The candidate loops until its 5 s run timeout.
+        d = Daemon(["--max-streams", "1", "--run-timeout-ms", "5000", "--time-budget-ms", "20"], auth=False)
+        self.addCleanup(d.remove)
+        waits: List[float] = []
+        wb = kwb.Client(d.url, retries=2, sleep=lambda s: (waits.append(s), time.sleep(s)))
+        slow = wb.submit("vector_add", ENDLESS, bench=["n1M"])
+        other = wb.submit("vector_add", VECTORIZED, bench=["n1M"])
+        stream = wb.follow(slow["id"])
+        self.assertEqual(next(stream)["kind"], "state")  # the stream is open and holds the slot
+        with self.assertRaises(kwb.ServiceUnavailableError) as cm:
+            wb.events(other["id"], wait=1)
+        self.assertApiError(cm, 503, "too_many_streams", "")
+        self.assertEqual(cm.exception.retry_after, 1.0)
+        self.assertEqual(waits, [1.0, 1.0], "two retries, each after Retry-After")
+        # Once the slot is free again (the looping candidate's verdict ends its stream) a
+        # retrying client gets through.
+        rest = list(stream)
+        self.assertEqual(rest[-1]["data"]["state"], "done")
+        self.assertEqual(wb.verdict(slow["id"])["status"], "time_limit")
+        patient = kwb.Client(d.url, retries=30)
+        self.assertEqual(patient.verdict(other["id"], timeout=300)["status"], "accepted")
+
+    # --- cancel -----------------------------------------------------------------------------
+
+    def test_cancel(self) -> None:
+        sub = self.agent.submit("vector_add", VECTORIZED, note=unique("sdk cancel"))  # every bench workload
+        r = self.agent.cancel(sub["id"])
+        self.assertEqual(r["id"], sub["id"])
+        self.assertIn(r["detail"], ("cancelled", "cancellation requested; it stops after the current stage"))
+        events = list(self.agent.follow(sub["id"]))
+        self.assertEqual(events[-1]["data"]["state"], "cancelled")
+        c = self.agent.wait(sub["id"], timeout=300)
+        self.assertEqual((c["state"], c["status"], c["verdict"]), ("cancelled", None, None))
+        with self.assertRaises(kwb.CandidateCancelled):
+            self.agent.verdict(sub["id"])
+        self.assertEqual(self.agent.cancel(sub["id"])["state"], "cancelled")
+
+    # --- review, library, daemon, tokens ----------------------------------------------------
+
+    def test_review_and_library_calls(self) -> None:
+        v = self.agent.evaluate("vector_add", VECTORIZED.replace("// ", "// tweaked: ", 1), bench=["n1M"], timeout=300)
+        cid = v["candidate"]
+        d = self.agent.diff(cid)
+        self.assertEqual((d["id"], d["op"]), (cid, "vector_add"))
+        self.assertEqual(d["incumbent"]["kernel"], "vector_add/cpu/vectorized.cpp")
+        self.assertIn("+// tweaked: ", d["diff"])
+        self.assertEqual(self.agent.diff_text(cid), d["diff"])
+        self.assertIn(cid, [row["id"] for row in self.agent.leaderboard("vector_add", limit=500)["candidates"]])
+        lib = self.agent.library()
+        self.assertRegex(lib["commit"], r"^[0-9a-f]{40}$")
+        self.assertIn("row_sum", {e["op"] for e in lib["entries"]})
+        one = self.agent.library("vector_add")
+        self.assertEqual(one["op"], "vector_add")
+        self.assertTrue(one["history"])
+        inc = self.agent.incumbent("vector_add")
+        self.assertEqual(inc["kernel"], "vector_add/cpu/vectorized.cpp")
+
+        rejected = self.reviewer.reject(cid, "sdk test")
+        self.assertEqual((rejected["id"], rejected["decision"], rejected["reason"]), (cid, "rejected", "sdk test"))
+        with self.assertRaises(kwb.ConflictError) as cm:
+            self.reviewer.reject(cid, "again")
+        self.assertEqual(cm.exception.type, "conflict")
+
+        with self.assertRaises(kwb.ForbiddenError):
+            self.agent.retime("vector_add")
+        queued = self.reviewer.retime("vector_add", backend="cpu")
+        self.assertEqual(queued["op"], "vector_add")
+        self.assertEqual([q["backend"] for q in queued["candidates"]], ["cpu"])
+        for q in queued["candidates"]:
+            self.reviewer.cancel(q["id"])
+
+    def test_daemon_and_spec_calls(self) -> None:
+        h = self.agent.health()
+        self.assertEqual((h["status"], h["auth"]), ("ok", True))
+        self.assertIn("cpu", h["backends"])
+        self.assertEqual(self.agent.devices()[0]["kind"], "cpu")
+        self.assertIn("entry-signature", [r["id"] for r in self.agent.analysis_rules()["rules"]])
+        self.assertIn("/v1/candidates", self.agent.openapi()["paths"])
+        self.assertIn("kwb_queue_depth", self.agent.metrics())
+        ops = [s["op"] for s in self.agent.specs()]
+        self.assertIn("vector_add", ops)
+        spec = self.agent.spec("vector_add")
+        self.assertEqual(spec["variants"][0]["entry"], "kwb_vector_add_f32")
+        with self.assertRaises(kwb.ForbiddenError):
+            self.agent.add_spec_dir(SOURCE_DIR / "specs" / "vector_add")
+        added = self.reviewer.add_spec_dir(SOURCE_DIR / "specs" / "vector_add")  # the shipped meaning: no change
+        self.assertEqual(added["op"], "vector_add")
+        self.assertIn(added["status"], ("added", "unchanged"))
+        with self.assertRaises(kwb.BadRequestError) as cm:
+            self.reviewer.add_spec({"spec.json": "{", "reference.cpp": ""})
+        self.assertEqual(cm.exception.type, "invalid_spec")
+        self.assertEqual(cm.exception.body.get("file"), "spec.json")
+
+    def test_tokens(self) -> None:
+        made = self.admin.create_token("agent", "sdk-short-lived")
+        self.assertEqual((made["role"], made["name"]), ("agent", "sdk-short-lived"))
+        listed = [t for t in self.admin.tokens() if t["name"] == "sdk-short-lived"]
+        self.assertEqual(len(listed), 1)
+        user = kwb.Client(self.daemon.url, made["token"])
+        self.assertTrue(user.specs())
+        with self.assertRaises(kwb.ForbiddenError):
+            user.tokens()
+        revoked = self.admin.revoke_token(listed[0]["id"])
+        self.assertTrue(revoked["revoked"])
+        with self.assertRaises(kwb.UnauthorizedError):
+            user.specs()
+        with self.assertRaises(kwb.UnprocessableError) as cm:
+            self.admin.create_token("god")
+        self.assertEqual(cm.exception.type, "invalid_field")
+
+    # --- the command line -------------------------------------------------------------------
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "PYTHONPATH": str(SDK_DIR), "KWB_SERVER": self.daemon.url,
+               "KWB_TOKEN": self.agent._http.token}
+        return subprocess.run([sys.executable, "-m", "kwb", *args], env=env, capture_output=True, text=True, timeout=600)
+
+    def test_cli(self) -> None:
+        ok = self.cli("eval", "vector_add", str(SOURCE_DIR / "kernels/vector_add/cpu/vectorized.cpp"), "--bench", "n1M")
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        v = json.loads(ok.stdout)
+        self.assertEqual((v["status"], v["op"]), ("accepted", "vector_add"))
+        self.assertIn("compile", ok.stderr)  # the progress lines
+        wrong_file = self.daemon.root / "wrong.cpp"
+        wrong_file.write_text(WRONG)
+        wrong = self.cli("eval", "vector_add", str(wrong_file), "--bench", "n1M", "--quiet")
+        self.assertEqual(wrong.returncode, 1, wrong.stderr)
+        self.assertEqual(json.loads(wrong.stdout)["status"], "incorrect")
+        unknown = self.cli("eval", "vector_add", str(wrong_file), "--bench", "n3")
+        self.assertEqual(unknown.returncode, 2)
+        self.assertIn("HTTP 422 unknown_workload", unknown.stderr)
+        spec = self.cli("specs", "vector_add")
+        self.assertEqual(json.loads(spec.stdout)["op"], "vector_add")
+        events = self.cli("events", v["candidate"])
+        lines = [json.loads(x) for x in events.stdout.splitlines()]
+        self.assertEqual(lines[-1]["data"]["state"], "done")
+        missing = self.cli("status", "c-0123456789abcdef")
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("HTTP 404 not_found", missing.stderr)
+        self.assertEqual(self.cli("frobnicate").returncode, 2)
+
+
+class AgentSdkPackage(unittest.TestCase):
+    def test_sources_are_python_3_9(self) -> None:
+        files = sorted((SDK_DIR / "kwb").glob("*.py")) + sorted((SOURCE_DIR / "agents" / "examples").glob("*.py"))
+        self.assertTrue(files)
+        for f in files:
+            with self.subTest(file=f.name):
+                ast.parse(f.read_text(), str(f), feature_version=(3, 9))
+
+    def test_pip_installs_the_package_and_its_console_script(self) -> None:
+        # pip, and setuptools able to build a wheel (its own bdist_wheel from 70.1, else the wheel package)
+        can_build = ("import importlib.util, setuptools, sys; v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]); "
+                     "sys.exit(0 if v >= (70, 1) or importlib.util.find_spec('wheel') else 1)")
+        probes = [[sys.executable, "-m", "pip", "--version"], [sys.executable, "-c", can_build]]
+        if any(subprocess.run(p, capture_output=True).returncode != 0 for p in probes):
+            self.skipTest(f"{sys.executable} cannot build packages offline: it lacks pip, setuptools or wheel "
+                          "(Debian: python3-pip, which brings python3-setuptools and python3-wheel)")
+        target = Path(tempfile.mkdtemp(prefix="kwb-pip-"))
+        self.addCleanup(shutil.rmtree, target, True)
+        build = Path(tempfile.mkdtemp(prefix="kwb-pip-src-"))  # setuptools writes build/ and *.egg-info
+        self.addCleanup(shutil.rmtree, build, True)
+        shutil.copytree(SDK_DIR, build / "python")
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation",
+                            "--no-deps", "--disable-pip-version-check", "--target", str(target), str(build / "python")],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertTrue((target / "kwb" / "py.typed").exists())
+        script = target / "bin" / "kwb-py"
+        self.assertTrue(script.exists(), sorted(p.name for p in target.iterdir()))
+        env = {**os.environ, "PYTHONPATH": str(target)}
+        out = subprocess.run([sys.executable, str(script), "--help"], env=env, capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("promote", out.stdout)
+        where = subprocess.run([sys.executable, "-c", "import kwb; print(kwb.__file__)"], env=env, cwd=str(target),
+                               capture_output=True, text=True)
+        self.assertTrue(where.stdout.strip().startswith(str(target)), where.stdout + where.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
