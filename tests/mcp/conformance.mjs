@@ -29,7 +29,8 @@ try {
     const port = await waitFor('the stdio bridge', () => (fs.existsSync(portFile) ? fs.readFileSync(portFile, 'utf8').trim() : null), 30000);
     url = `http://127.0.0.1:${port}/mcp`;
   }
-  const args = [suite, 'server', '--url', url, '--requirements', revision,
+  const out = path.join(daemon.workspace, 'conformance-results');
+  const args = [suite, 'server', '--url', url, '--requirements', revision, '--output-dir', out,
                 '--expected-failures', path.join(here, `expected-failures-${revision}.yaml`)];
   console.log(`conformance ${revision} over ${transport}: ${args.slice(1).join(' ')}`);
   const code = await new Promise((resolve) => {
@@ -37,6 +38,14 @@ try {
     p.on('exit', (c) => resolve(c ?? 1));
   });
   process.exitCode = code;
+  // Every check that did not pass, one line each (the suite's results, as it saved them).
+  for (const dir of fs.existsSync(out) ? fs.readdirSync(out).sort() : []) {
+    const file = path.join(out, dir, 'checks.json');
+    if (!fs.existsSync(file)) continue;
+    for (const c of JSON.parse(fs.readFileSync(file, 'utf8')))
+      if (!['SUCCESS', 'INFO', 'SKIPPED'].includes(c.status))
+        console.log(`  ${c.status} ${dir.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT.*$/, '')}:${c.id}: ${(c.errorMessage || '').slice(0, 200)}`);
+  }
 } finally {
   if (bridge) bridge.kill('SIGTERM');
   await daemon.stop();

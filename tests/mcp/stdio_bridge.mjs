@@ -68,8 +68,10 @@ function headerProblem(req, msg) {
 }
 
 const server = http.createServer((req, res) => {
-  const origin = req.headers.origin;
-  if (origin && !/^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(origin) && origin !== `http://${req.headers.host}`) {
+  // The daemon's rule (mcp/http_endpoint.cpp): Host localhost or an IP, Origin loopback or own.
+  const origin = req.headers.origin, hostName = (req.headers.host || '').replace(/:\d+$/, '');
+  const hostOk = /^(localhost|\[.*\]|[0-9.]+)$/.test(hostName);
+  if (!hostOk || (origin && !/^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(origin) && origin !== `http://${req.headers.host}`)) {
     res.writeHead(403, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Forbidden: Origin ${origin}` } }));
   }

@@ -44,21 +44,31 @@ std::string id_key(const json& id) { return id.dump(); }
 
 }  // namespace
 
+bool loopback_name(const std::string& h) { return h == "localhost" || h == "127.0.0.1" || h == "[::1]"; }
+
+// An IP literal cannot be rebound by DNS; a DNS name other than localhost can.
+bool ip_literal(const std::string& h) {
+  if (h.starts_with("[")) return true;
+  return !h.empty() && h.find_first_not_of("0123456789.") == std::string::npos;
+}
+
 bool origin_allowed(const std::string& origin, const std::string& host) {
-  if (origin.empty()) return true;  // not a browser: nothing to protect against here
+  std::string host_name = host_part(lower(host));
+  if (!host.empty() && !loopback_name(host_name) && !ip_literal(host_name)) return false;  // DNS rebinding
+  if (origin.empty()) return true;  // not a browser
   auto scheme = origin.find("://");
   if (scheme == std::string::npos) return false;  // "null" and other opaque origins
   std::string hostport = lower(origin.substr(scheme + 3));
   hostport = hostport.substr(0, hostport.find('/'));
-  std::string h = host_part(hostport);
-  if (h == "localhost" || h == "127.0.0.1" || h == "[::1]") return true;
-  return !host.empty() && hostport == lower(host);  // same origin as the request
+  return loopback_name(host_part(hostport)) || hostport == lower(host);  // a loopback page, or this server's own
 }
 
 HttpOut HttpEndpoint::handle(const HttpIn& in, std::shared_ptr<Rest> rest) {
   if (!origin_allowed(in.header("Origin"), in.header("Host")))
     return error_out(403, nullptr, code::invalid_request,
-                     "Forbidden: Origin '" + in.header("Origin") + "' is not a loopback origin nor this server's own");
+                     "Forbidden: Host '" + in.header("Host") + "' / Origin '" + in.header("Origin") +
+                         "': /mcp answers requests for localhost or an IP address, from no origin, a loopback origin or its own "
+                         "(DNS-rebinding protection)");
   if (in.method == "POST") return post(in, std::move(rest));
   if (in.method == "DELETE") {
     std::string sid = in.header("Mcp-Session-Id");

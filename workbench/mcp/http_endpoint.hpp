@@ -7,7 +7,8 @@
 //         Answers application/json, or text/event-stream for a tools/call with a progressToken
 //         (progress notifications, then the response).
 //   GET: 405 (no server-initiated messages). DELETE: ends a 2025-11-25 session.
-//   Origin: when present, must be a loopback origin or the request's own Host (403).
+//   Host must be localhost or an IP address, and Origin, when present, a loopback origin or the
+//   request's own (403 otherwise): DNS-rebinding protection.
 #include <functional>
 #include <map>
 #include <memory>
@@ -57,7 +58,7 @@ class HttpEndpoint {
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> m_inflight;  // 2025-11-25 requests, for notifications/cancelled
 };
 
-// The Origin rule alone (exposed for tests): true when `origin` may call.
+// The Host and Origin rule alone (exposed for tests): true when the request may be served.
 bool origin_allowed(const std::string& origin, const std::string& host);
 
 }  // namespace kwb::mcp
