@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -57,8 +58,11 @@ class Running {
     std::lock_guard lock(m_mutex);
     for (auto it = m_flags.lower_bound(key); it != m_flags.end() && it->first == key; ++it) *it->second = true;
   }
-  void cancel_all_and_wait() {
+  // Lets what runs finish within `grace` (their answers are still written), then cancels the
+  // rest and waits for them to stop.
+  void drain(std::chrono::milliseconds grace) {
     std::unique_lock lock(m_mutex);
+    if (m_cv.wait_for(lock, grace, [&] { return m_flags.empty(); })) return;
     for (auto& [_, f] : m_flags) *f = true;
     m_cv.wait(lock, [&] { return m_flags.empty(); });
   }
@@ -127,7 +131,7 @@ class StdioSession {
     }).detach();
   }
 
-  void shutdown() { m_running.cancel_all_and_wait(); }
+  void shutdown(std::chrono::milliseconds grace) { m_running.drain(grace); }
 
   void too_long() { m_out.send(make_error(nullptr, {code::parse_error, "message longer than the line limit; skipped", {}})); }
 
@@ -168,7 +172,7 @@ int serve_stdio(const std::function<std::unique_ptr<Rest>()>& make_rest, const S
       buf.clear();
     }
   }
-  session.shutdown();
+  session.shutdown(opt.drain_grace);
   return 0;
 }
 
