@@ -48,10 +48,10 @@ std::string mismatch_line(const json& m) {
   std::string line = "first mismatch: workload " + str(m, "workload") + " " + json(m.value("params", json::object())).dump() +
                      ", tensor " + str(m, "tensor") + "[" + idx + "]: got " + num(m.value("got", json())) +
                      ", expected " + num(m.value("expected", json()));
-  if (m.contains("mismatches") && !m["mismatches"].is_null()) line += " (" + num(m["mismatches"]) + " elements wrong";
-  if (m.contains("max_abs_err") && !m["max_abs_err"].is_null()) line += ", max abs err " + num(m["max_abs_err"]);
-  if (m.contains("mismatches") && !m["mismatches"].is_null()) line += ")";
-  return line;
+  std::string extra;
+  if (m.contains("mismatches") && !m["mismatches"].is_null()) extra = "mismatches " + num(m["mismatches"]);
+  if (m.contains("max_abs_err") && !m["max_abs_err"].is_null()) extra += (extra.empty() ? "" : ", ") + std::string("max abs err ") + num(m["max_abs_err"]);
+  return extra.empty() ? line : line + " (" + extra + ")";
 }
 
 json first_diagnostic(const json& verdict) {
@@ -63,8 +63,8 @@ json first_diagnostic(const json& verdict) {
 
 std::string diagnostic_line(const json& d) {
   std::string where = str(d, "file");
-  if (d.contains("line")) where += ":" + num(d["line"]);
-  if (d.contains("col")) where += ":" + num(d["col"]);
+  if (d.value("line", 0) > 0) where += ":" + num(d["line"]);  // 0: not about a line of the file
+  if (d.value("line", 0) > 0 && d.value("col", 0) > 0) where += ":" + num(d["col"]);
   return "diagnostic: " + where + ": " + str(d, "severity") + ": " + str(d, "message");
 }
 

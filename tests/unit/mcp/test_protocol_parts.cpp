@@ -69,7 +69,7 @@ TEST(McpVerdictText, LeadsWithStatusReasonMismatchAndSpeedup) {
                          {"summary", {{"geomean_vs_incumbent", nullptr}}}}}};
   std::string t = candidate_text(c);
   EXPECT_EQ(t.substr(0, t.find('\n')), "incorrect: c-0123456789abcdef vector_add/f32 (cpu) on cpu0");
-  EXPECT_NE(t.find("\nreason: wrong values in c on n17\nfirst mismatch: workload n17 {\"n\":17}, tensor c[0]: got 0.25, expected 1 (17 elements wrong, max abs err 1.5)"),
+  EXPECT_NE(t.find("\nreason: wrong values in c on n17\nfirst mismatch: workload n17 {\"n\":17}, tensor c[0]: got 0.25, expected 1 (mismatches 17, max abs err 1.5)"),
             std::string::npos) << t;
   EXPECT_NE(t.find("\nvs incumbent: not compared"), std::string::npos) << t;
   EXPECT_EQ(candidate_summary(c)["first_mismatch"]["workload"], "n17");
