@@ -179,6 +179,8 @@ ChunkedScanner::State ChunkedScanner::scan(std::string_view body) {
 }
 
 bool is_long_lived(const RequestHead& head) {
+  // An MCP request may wait (get_verdict's wait_s, submit_kernel following its stages).
+  if (head.method == "POST" && head.path == "/mcp") return true;
   if (head.method != "GET") return false;
   constexpr std::string_view prefix = "/v1/candidates/";
   if (head.path.size() > prefix.size() + 7 && head.path.starts_with(prefix) && head.path.ends_with("/events")) return true;

@@ -57,7 +57,7 @@ class ChunkedScanner {
   std::string m_error;
 };
 
-// True for requests that may stay open for long (SSE streams, ?wait= long-polls): they run in a
+// True for requests that may stay open for long (SSE streams, ?wait= long-polls, POST /mcp): they run in a
 // pool of their own so that they never hold the request workers.
 bool is_long_lived(const RequestHead& head);
 

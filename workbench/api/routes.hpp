@@ -10,4 +10,6 @@ void add_candidate_routes(httplib::Server& svr, ApiContext& ctx);   // submit, g
 void add_event_routes(httplib::Server& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(httplib::Server& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
 void add_retime_routes(httplib::Server& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime
+class HttpDispatcher;
+void add_mcp_routes(HttpDispatcher& svr, ApiContext& ctx);          // POST/GET/DELETE /mcp (docs/mcp.md)
 }  // namespace kwb::api

@@ -4,21 +4,11 @@
 
 #include "api/access.hpp"
 #include "api/connection_gate.hpp"
+#include "api/http_dispatcher.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 
 namespace kwb::api {
-
-// cpp-httplib's routing without its connection handling: process_request() (protected) runs
-// one request read from a RequestStream. svr_sock_ (protected) is what httplib's streaming
-// responses poll to learn that the server stops; it is never used as a socket here.
-class HttpDispatcher : public httplib::Server {
- public:
-  bool serve(httplib::Stream& strm, bool close_connection, bool& connection_closed) {
-    return process_request(strm, close_connection, connection_closed, nullptr);
-  }
-  void set_live(bool live) { svr_sock_ = live ? 0 : INVALID_SOCKET; }
-};
 
 Server::Server(ApiContext& ctx) : m_ctx(ctx), m_http(std::make_unique<HttpDispatcher>()) {
   const GateLimits& g = ctx.limits.http;
@@ -31,6 +21,7 @@ Server::Server(ApiContext& ctx) : m_ctx(ctx), m_http(std::make_unique<HttpDispat
   add_event_routes(*m_http, ctx);
   add_library_routes(*m_http, ctx);
   add_retime_routes(*m_http, ctx);
+  add_mcp_routes(*m_http, ctx);
   // Unknown routes, and anything else without a JSON body of its own.
   m_http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;

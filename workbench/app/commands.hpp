@@ -22,6 +22,7 @@ void add_ci_command(CLI::App& app, util::Settings& settings, int& code);      //
 void add_tuning_command(CLI::App& app, util::Settings& settings, int& code);  // tuning list|export|import
 void add_export_command(CLI::App& app, util::Settings& settings, int& code);  // export --out DIR
 void add_retime_command(CLI::App& app, util::Settings& settings, int& code);  // retime OP
+void add_mcp_command(CLI::App& app, util::Settings& settings, int& code);     // MCP on stdio
 // Clients of a running daemon (--server URL > KWB_SERVER > http://127.0.0.1:8470).
 void add_submit_command(CLI::App& app, int& code);
 void add_status_command(CLI::App& app, int& code);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app::add_tuning_command(app, settings, code);
   app::add_export_command(app, settings, code);
   app::add_retime_command(app, settings, code);
+  app::add_mcp_command(app, settings, code);
   app::add_submit_command(app, code);
   app::add_status_command(app, code);
   app::add_list_command(app, code);

@@ -241,8 +241,19 @@ Outcome Curator::library(const std::string& op) {
   if (!snap) return error(Code::internal, snap.error().what());
   const std::string* head = &snap->commit;
   nlohmann::json entries = nlohmann::json::array();
-  for (const auto& e : snap->dispatch.entries)
-    if (op.empty() || e.op == op) entries.push_back(entry_json(e, m_catalog));
+  for (const auto& e : snap->dispatch.entries) {
+    if (!op.empty() && e.op != op) continue;
+    nlohmann::json entry = entry_json(e, m_catalog);
+    if (!op.empty()) {  // one op: its incumbents' sources and metadata too (the agent's starting point)
+      auto source = m_repo.read(e.kernel, snap->commit);
+      entry["source"] = source ? nlohmann::json(*source) : nlohmann::json();
+      auto dot = e.kernel.rfind('.');
+      auto meta = m_repo.read(e.kernel.substr(0, dot) + ".json", snap->commit);
+      nlohmann::json parsed = meta ? nlohmann::json::parse(*meta, nullptr, false) : nlohmann::json();
+      entry["meta"] = parsed.is_discarded() ? nlohmann::json() : parsed;
+    }
+    entries.push_back(std::move(entry));
+  }
   nlohmann::json body = {{"commit", *head}, {"path", m_repo.path().string()}, {"entries", entries}};
   if (!op.empty()) {
     auto log = m_repo.log(op, 50);

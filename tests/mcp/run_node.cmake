@@ -1,0 +1,10 @@
+# Runs one MCP test script with the pinned Node 22, or fails naming .ci/setup when it is missing.
+if(NOT EXISTS "${NODE}")
+  message(FATAL_ERROR "${NODE} is missing: run .ci/setup (it runs npm ci in tests/mcp) to install the pinned MCP test tools")
+endif()
+string(REPLACE ";" " " args_text "${ARGS}")
+separate_arguments(args UNIX_COMMAND "${args_text}")
+execute_process(COMMAND "${NODE}" "${SCRIPT}" ${args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${SCRIPT} ${args_text}: exit ${rc}")
+endif()

@@ -1,0 +1,134 @@
+#include "mcp/verdict_text.hpp"
+
+#include <cstdio>
+
+namespace kwb::mcp {
+
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+std::string num(const json& v) {
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3gx", r);
+  return buf;
+}
+
+// The first workload with a first_mismatch, as one line.
+json first_mismatch(const json& verdict) {
+  for (const auto& w : verdict.value("workloads", json::array())) {
+    const json& m = w.value("first_mismatch", json());
+    if (!m.is_object()) continue;
+    json out = m;
+    out["workload"] = w.value("name", "");
+    out["params"] = w.value("params", json::object());
+    out["mismatches"] = w.value("mismatches", json());
+    out["max_abs_err"] = w.value("max_abs_err", json());
+    return out;
+  }
+  return nullptr;
+}
+
+std::string mismatch_line(const json& m) {
+  std::string idx;
+  for (const auto& i : m.value("index", json::array())) idx += (idx.empty() ? "" : ",") + num(i);
+  std::string line = "first mismatch: workload " + str(m, "workload") + " " + json(m.value("params", json::object())).dump() +
+                     ", tensor " + str(m, "tensor") + "[" + idx + "]: got " + num(m.value("got", json())) +
+                     ", expected " + num(m.value("expected", json()));
+  std::string extra;
+  if (m.contains("mismatches") && !m["mismatches"].is_null()) extra = "mismatches " + num(m["mismatches"]);
+  if (m.contains("max_abs_err") && !m["max_abs_err"].is_null()) extra += (extra.empty() ? "" : ", ") + std::string("max abs err ") + num(m["max_abs_err"]);
+  return extra.empty() ? line : line + " (" + extra + ")";
+}
+
+json first_diagnostic(const json& verdict) {
+  const json d = verdict.value("diagnostics", json::array());
+  for (const auto& x : d)
+    if (str(x, "severity") == "error") return x;
+  return d.empty() ? json() : d[0];
+}
+
+std::string diagnostic_line(const json& d) {
+  std::string where = str(d, "file");
+  if (d.value("line", 0) > 0) where += ":" + num(d["line"]);  // 0: not about a line of the file
+  if (d.value("line", 0) > 0 && d.value("col", 0) > 0) where += ":" + num(d["col"]);
+  return "diagnostic: " + where + ": " + str(d, "severity") + ": " + str(d, "message");
+}
+
+// "vs incumbent: geomean 1.23x; n1M faster 1.25x [1.2, 1.3], n16M same 1.01x; promotable: no (...)"
+std::string speedup_line(const json& verdict) {
+  const json s = verdict.value("summary", json::object());
+  const json g = s.value("geomean_vs_incumbent", json());
+  std::string parts;
+  for (const auto& w : verdict.value("workloads", json::array())) {
+    const json c = w.value("comparison", json());
+    if (!c.is_object()) continue;
+    std::string p = str(w, "name") + " " + str(c, "label");
+    if (c.contains("ratio") && c["ratio"].is_number()) p += " " + ratio(c["ratio"].get<double>());
+    if (c.contains("low") && c["low"].is_number() && c.contains("high") && c["high"].is_number())
+      p += " [" + num(c["low"]) + ", " + num(c["high"]) + "]";
+    parts += (parts.empty() ? "" : ", ") + p;
+  }
+  if (!g.is_number() && parts.empty()) return "vs incumbent: not compared";
+  std::string line = "vs incumbent: ";
+  line += g.is_number() ? "geomean " + ratio(g.get<double>()) + " (> 1 is faster)" : "no geomean";
+  if (!parts.empty()) line += "; " + parts;
+  const json d = s.value("decision", json());
+  if (d.is_object()) {
+    line += std::string("; promotable: ") + (d.value("promotable", false) ? "yes" : "no");
+    if (!str(d, "reason").empty()) line += " (" + str(d, "reason") + ")";
+  }
+  return line;
+}
+
+}  // namespace
+
+json candidate_summary(const json& c) {
+  const json v = c.value("verdict", json());
+  json out = {{"id", c.value("id", "")},
+              {"op", c.value("op", "")},
+              {"state", c.value("state", "")},
+              {"done", c.value("state", "") == "done" || c.value("state", "") == "cancelled"},
+              {"status", c.value("status", json())}};
+  if (!v.is_object()) return out;
+  const json s = v.value("summary", json::object());
+  out["variant"] = v.value("variant", "");
+  out["backend"] = v.value("backend", "");
+  out["reason"] = v.value("reason", "");
+  out["first_mismatch"] = first_mismatch(v);
+  out["diagnostic"] = first_diagnostic(v);
+  out["speedup_vs_incumbent"] = s.value("geomean_vs_incumbent", json());
+  out["beats_incumbent"] = s.value("beats_incumbent", json());
+  out["verdict"] = v;
+  return out;
+}
+
+std::string candidate_text(const json& c) {
+  const std::string id = c.value("id", ""), state = c.value("state", "");
+  const json v = c.value("verdict", json());
+  if (state == "cancelled") return "cancelled: " + id + " was cancelled before a verdict";
+  if (!v.is_object())
+    return "running: " + id + " is " + state + " (no verdict yet); call get_verdict with {\"id\": \"" + id +
+           "\", \"wait_s\": 60} to wait for it";
+  std::string text = str(v, "status") + ": " + id + " " + str(v, "op") + "/" + str(v, "variant") + " (" +
+                     str(v, "backend") + ") on " + str(v, "device") + "\nreason: " + str(v, "reason");
+  if (json m = first_mismatch(v); m.is_object()) text += "\n" + mismatch_line(m);
+  if (json d = first_diagnostic(v); d.is_object()) text += "\n" + diagnostic_line(d);
+  text += "\n" + speedup_line(v);
+  return text;
+}
+
+}  // namespace kwb::mcp
