@@ -27,7 +27,7 @@ Server::Server(ApiContext& ctx) : m_ctx(ctx), m_http(std::make_unique<HttpDispat
   m_http->set_keep_alive_max_count(g.max_requests_per_connection);
   m_http->set_keep_alive_timeout(std::max<time_t>(1, g.idle_timeout.count() / 1000));
   // The route table: every route is registered here through the Router, by its OpenAPI path
-  // template, and must be described in api/openapi_routes.cpp (tests/unit/api/test_routes.cpp
+  // template, and must be described in the table of api/openapi.cpp (tests/unit/api/test_routes.cpp
   // compares the two). A new group of routes is one more line here (e.g. add_mcp_routes for POST /mcp).
   Router router(*m_http);
   add_meta_routes(router, ctx);
