@@ -5,39 +5,15 @@
 #include <set>
 
 #include "analysis/checks.hpp"
+#include "spec/prototype.hpp"
+#include "util/similar.hpp"
 
 namespace kwb::analysis {
 
-std::string c_type_name(core::DType t, bool cuda) {
-  switch (t) {
-    case core::DType::f32: return "float";
-    case core::DType::f64: return "double";
-    case core::DType::bf16: return cuda ? "__nv_bfloat16" : "uint16_t";
-    case core::DType::f16: return cuda ? "__half" : "uint16_t";
-    case core::DType::i32: return "int32_t";
-    case core::DType::u32: return "uint32_t";
-    case core::DType::i64: return "int64_t";
-    case core::DType::u8: return "uint8_t";
-  }
-  return "?";
-}
-
 namespace {
 
-enum class ParamKind { tensor, scalar, stream, workspace };
-
-struct ExpectedParam {
-  ParamKind kind;
-  std::string name;
-  std::string c_type;  // element type for tensors
-  bool is_const = false;
-  std::string text() const {
-    if (kind == ParamKind::stream) return "cudaStream_t " + name;
-    if (kind == ParamKind::workspace) return "void* " + name;
-    if (kind == ParamKind::scalar) return "int64_t " + name;
-    return (is_const ? "const " : "") + c_type + "* " + name;
-  }
-};
+using ParamKind = spec::EntryParam::Kind;
+using ExpectedParam = spec::EntryParam;
 
 // "const float *__restrict" -> "const float* __restrict"
 std::string tidy_type(std::string s) {
@@ -50,24 +26,6 @@ std::string tidy_type(std::string s) {
       out += ' ';
   }
   return out;
-}
-
-std::vector<ExpectedParam> expected_params(const Request& req, bool cuda) {
-  std::vector<ExpectedParam> out;
-  for (const auto& t : req.spec.tensors) {
-    auto dt = req.variant.dtypes.find(t.name);
-    std::string ty = dt == req.variant.dtypes.end() ? "?" : c_type_name(dt->second, cuda);
-    out.push_back({ParamKind::tensor, t.name, ty, t.role == core::Role::in});
-  }
-  for (const auto& p : req.spec.params) out.push_back({ParamKind::scalar, p, "int64_t"});
-  if (req.backend == "cuda-launcher") out.push_back({ParamKind::stream, "stream", "cudaStream_t"});
-  return out;
-}
-
-std::string expected_text(const std::string& entry, const std::vector<ExpectedParam>& params, bool kernel) {
-  std::string s = std::string(kernel ? "__global__ " : "") + "void " + entry + "(";
-  for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + params[i].text();
-  return s + ")";
 }
 
 class SignatureCheck {
@@ -149,10 +107,16 @@ class SignatureCheck {
   Position file_only() const { return Position{m_ctx.req.display_name, 0, 0}; }
 
   void check_entry(const std::string& entry, bool kernel) {
-    auto params = expected_params(m_ctx.req, m_ctx.cuda);
-    std::string expected = expected_text(entry, params, kernel);
+    auto params = spec::entry_params(m_ctx.req.spec, m_ctx.req.variant, m_ctx.req.backend);
+    std::string expected = spec::prototype_text(entry, params, kernel);
     auto decls = declarations(entry);
     if (decls.empty()) {
+      if (auto hint = intended_function(entry, params, kernel)) {
+        report(hint->at, fmt::format("entry point '{}' not found; expected: extern \"C\" {}; '{}' at line {} looks "
+                                     "intended ({}): name it '{}'",
+                                     entry, expected, hint->name, hint->at.line, hint->why, entry));
+        return;
+      }
       report(file_only(), fmt::format("entry point '{}' not found; expected: extern \"C\" {}", entry, expected));
       return;
     }
@@ -189,11 +153,48 @@ class SignatureCheck {
       std::string got = param_mismatch(m_cx.getCursorType(p), params[size_t(i)]);
       if (!got.empty())
         why = fmt::format("parameter {} ('{}'): expected {}, got {}", i + 1, params[size_t(i)].name,
-                          params[size_t(i)].text().substr(0, params[size_t(i)].text().rfind(' ')), got);
+                          params[size_t(i)].type_text(), got);
     }
     if (!why.empty())
       report(at, fmt::format("entry point '{}' does not match the spec ({}); expected: {}; actual: {}", entry, why,
                              expected, actual));
+  }
+
+  struct Intended {
+    std::string name, why;
+    Position at;
+  };
+
+  // When the entry point is missing: the function defined here that looks meant to be it — the
+  // same parameters (count and types), or a similar name with the same number of parameters.
+  std::optional<Intended> intended_function(const std::string& entry, const std::vector<ExpectedParam>& params,
+                                            bool kernel) const {
+    std::optional<Intended> best;
+    int best_score = 0;
+    for (size_t i = 0; i < m_ast.nodes.size(); ++i) {
+      CXCursor fn = m_ast.nodes[i].cursor;
+      if (m_ast.nodes[i].kind != CXCursor_FunctionDecl || m_ast.enclosing_function(int(i)) >= 0 ||
+          !m_cx.isCursorDefinition(fn) || m_ast.has_attr(fn, CXCursor_CUDAGlobalAttr) != kernel)
+        continue;
+      int n = m_cx.Cursor_getNumArguments(fn);
+      if (n != int(params.size())) continue;
+      bool same_types = true;
+      for (int k = 0; same_types && k < n; ++k)
+        same_types = param_mismatch(m_cx.getCursorType(m_cx.Cursor_getArgument(fn, unsigned(k))), params[size_t(k)]).empty();
+      std::string name = m_ast.spelling(fn);
+      std::string known[] = {entry};
+      bool similar = util::closest_name(name, known).has_value();
+      if (!same_types && !similar) continue;
+      int score = (same_types ? 2 : 0) + (similar ? 1 : 0);
+      if (score <= best_score) continue;
+      best_score = score;
+      best = Intended{name,
+                      same_types && similar ? "a similar name and the same parameters"
+                      : same_types          ? "the same parameters"
+                                            : "a similar name and as many parameters",
+                      m_ast.position(fn)};
+    }
+    return best;
   }
 
   // The kernel's definition when it is an extern "C" __global__ function; else reports why not
@@ -228,20 +229,8 @@ class SignatureCheck {
 
   // The kernel's parameters take the launch's arguments, in order.
   void check_launch(const KernelLaunch& launch, CXCursor def) {
-    std::vector<ExpectedParam> params;
-    for (const auto& a : launch.args) {
-      if (a.kind == core::LaunchArg::Kind::tensor && a.index >= 0 && size_t(a.index) < m_ctx.req.spec.tensors.size()) {
-        const auto& t = m_ctx.req.spec.tensors[size_t(a.index)];
-        auto dt = m_ctx.req.variant.dtypes.find(t.name);
-        params.push_back({ParamKind::tensor, t.name, dt == m_ctx.req.variant.dtypes.end() ? "?" : c_type_name(dt->second, true),
-                          t.role == core::Role::in});
-      } else if (a.kind == core::LaunchArg::Kind::param) {
-        params.push_back({ParamKind::scalar, a.name, "int64_t"});
-      } else {
-        params.push_back({ParamKind::workspace, a.name.empty() ? "workspace" : a.name, "void"});
-      }
-    }
-    std::string expected = expected_text(launch.kernel, params, true);
+    auto params = spec::launch_params(m_ctx.req.spec, m_ctx.req.variant, launch.args);
+    std::string expected = spec::prototype_text(launch.kernel, params, true);
     std::string why;
     int n = m_cx.Cursor_getNumArguments(def);
     if (n != int(params.size())) why = fmt::format("{} parameters for {} arguments", n, params.size());
@@ -250,7 +239,7 @@ class SignatureCheck {
       std::string got = param_mismatch(m_cx.getCursorType(p), params[size_t(i)]);
       if (!got.empty())
         why = fmt::format("parameter {} for argument '{}': expected {}, got {}", i + 1, params[size_t(i)].name,
-                          params[size_t(i)].text().substr(0, params[size_t(i)].text().rfind(' ')), got);
+                          params[size_t(i)].type_text(), got);
     }
     if (!why.empty())
       report(m_ast.position(def),

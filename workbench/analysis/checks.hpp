@@ -37,7 +37,4 @@ void check_preprocessor(const Context& ctx);     // include, preprocessor, symbo
 void check_precision(const Context& ctx);        // precision-downcast
 void check_launcher_streams(const Context& ctx);  // launcher-streams (backend cuda-launcher only)
 
-// The C type a spec dtype is passed as on a backend ("float", "uint16_t", "__nv_bfloat16", ...).
-std::string c_type_name(core::DType t, bool cuda);
-
 }  // namespace kwb::analysis

@@ -11,10 +11,7 @@ std::optional<Refusal> preflight_auth(Authenticator& auth, const RequestHead& he
                    {{"Retry-After", std::to_string(checked.retry_after_s)}}};
   if (checked.who) return std::nullopt;
   return Refusal{401, "unauthorized",
-                 head.authorization.empty()
-                     ? "missing bearer token: a request with a body needs 'Authorization: Bearer <token>' "
-                       "(create one with `kwb token create --role agent`)"
-                     : "unknown or revoked token",
+                 unauthorized_message(head.authorization, /*body=*/true),
                  {{"WWW-Authenticate", "Bearer"}}};
 }
 

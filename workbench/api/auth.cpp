@@ -1,5 +1,6 @@
 #include "api/auth.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -24,9 +25,36 @@ std::string_view role_name(Role r) {
   return "agent";
 }
 
+namespace {
+
+// The scheme of an Authorization header is case-insensitive (RFC 9110 §11.1).
+bool has_bearer_scheme(const std::string& header) {
+  static const std::string prefix = "bearer ";
+  if (header.size() <= prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != prefix[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string unauthorized_message(const std::string& header, bool body) {
+  const std::string how = "send 'Authorization: Bearer <token>' (create one with `kwb token create --role agent`)";
+  if (header.empty()) return std::string("missing bearer token: ") + (body ? "a request with a body needs " : "") +
+                             (body ? how.substr(5) : how);
+  if (!has_bearer_scheme(header)) {
+    auto space = header.find(' ');
+    if (space == std::string::npos)
+      return "the Authorization header holds no scheme: write 'Authorization: Bearer " +
+             std::string(header.rfind("kwb_", 0) == 0 ? "kwb_..." : "<token>") + "' (the word Bearer, a space, then the token)";
+    return "unsupported authorization scheme '" + header.substr(0, space) + "': " + how;
+  }
+  return "unknown or revoked token";
+}
+
 std::optional<Principal> Authenticator::lookup(const std::string& header) {
   const std::string prefix = "Bearer ";
-  if (header.size() <= prefix.size() || header.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  if (!has_bearer_scheme(header)) return std::nullopt;
   {
     std::lock_guard lock(m_mutex);
     if (!m_lookup && !m_lookup_failed) {

@@ -29,6 +29,10 @@ struct AuthCheck {
   int retry_after_s = 0;  // > 0: this address failed too often; refused without looking
 };
 
+// The message of a 401 for this Authorization header: missing, a token without the "Bearer "
+// scheme (a hint to add it), another scheme, or an unknown or revoked token.
+std::string unauthorized_message(const std::string& authorization_header, bool body);
+
 class Authenticator {
  public:
   Authenticator(store::Database& db, bool enabled, LoginLimits logins = {})

@@ -1,5 +1,8 @@
 #include "api/candidate_json.hpp"
 
+#include "store/decision_repository.hpp"
+#include "store/event_repository.hpp"
+
 namespace kwb::api {
 
 nlohmann::json candidate_links(const std::string& id) {
@@ -28,6 +31,25 @@ nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict
                       {"links", candidate_links(r.id)}};
   if (with_verdict) j["verdict"] = r.verdict;
   return j;
+}
+
+util::Result<void> add_outcomes(store::Database& db, const std::string& id, nlohmann::json& candidate) {
+  auto d = store::DecisionRepository(db).find(id);
+  if (!d) return std::unexpected(d.error());
+  candidate["decision"] = nullptr;
+  if (*d)
+    candidate["decision"] = {{"decision", (*d)->decision},
+                             {"reason", (*d)->reason},
+                             {"commit", (*d)->commit_id.empty() ? nlohmann::json(nullptr) : nlohmann::json((*d)->commit_id)},
+                             {"decided_at", (*d)->decided_at}};
+  auto ci = store::EventRepository(db).latest(id, "ci");
+  if (!ci) return std::unexpected(ci.error());
+  candidate["ci"] = nullptr;
+  if (*ci) {
+    candidate["ci"] = (*ci)->data;
+    candidate["ci"]["at"] = (*ci)->at;
+  }
+  return {};
 }
 
 }  // namespace kwb::api

@@ -1,5 +1,7 @@
 #include "api/http_util.hpp"
 
+#include "core/filters.hpp"
+
 #include <charconv>
 
 namespace kwb::api {
@@ -48,9 +50,7 @@ std::optional<Principal> guard(const httplib::Request& req, httplib::Response& r
   if (!who) {
     res.set_header("WWW-Authenticate", "Bearer");
     send_error(res, 401, "unauthorized",
-               req.has_header("Authorization") ? "unknown or revoked token"
-                                               : "missing bearer token: send 'Authorization: Bearer <token>' "
-                                                 "(create one with `kwb token create --role agent`)");
+               unauthorized_message(req.get_header_value("Authorization"), /*body=*/false));
     return std::nullopt;
   }
   if (int wait = ctx.limiter.acquire(who->token_id); wait > 0) {
@@ -87,6 +87,28 @@ std::optional<int64_t> query_int(const httplib::Request& req, httplib::Response&
     return std::nullopt;
   }
   return *out;
+}
+
+std::optional<std::string> query_choice(const httplib::Request& req, httplib::Response& res, const std::string& name,
+                                        const std::vector<std::string>& valid, bool& refused) {
+  refused = false;
+  if (!req.has_param(name)) return std::nullopt;
+  std::string v = req.get_param_value(name);
+  if (auto why = core::refuse_unknown(name, v, valid)) {
+    send_error(res, 400, "bad_parameter", "query parameter '" + name + "': " + *why);
+    refused = true;
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool only_known_params(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& known) {
+  for (const auto& [name, value] : req.params)
+    if (auto why = core::refuse_unknown("query parameter", name, known)) {
+      send_error(res, 400, "bad_parameter", *why);
+      return false;
+    }
+  return true;
 }
 
 }  // namespace kwb::api

@@ -26,5 +26,11 @@ std::optional<int64_t> parse_int64(std::string_view s);
 // An integer query parameter within [lo, hi]; writes a 400 naming it when malformed.
 std::optional<int64_t> query_int(const httplib::Request& req, httplib::Response& res, const std::string& name,
                                  int64_t fallback, int64_t lo, int64_t hi);
+// A filter's query parameter: nullopt-of-string when absent; a value outside `valid` writes a 400
+// bad_parameter naming the valid ones and sets `refused`.
+std::optional<std::string> query_choice(const httplib::Request& req, httplib::Response& res, const std::string& name,
+                                        const std::vector<std::string>& valid, bool& refused);
+// False (400 bad_parameter, naming the known ones) when the request has a query parameter not in `known`.
+bool only_known_params(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& known);
 
 }  // namespace kwb::api

@@ -1,162 +1,212 @@
 #include "api/openapi.hpp"
+#include <optional>
 
-#include <string_view>
+#include "api/openapi_schemas.hpp"
+#include "core/filters.hpp"
 
 namespace kwb::api {
 
 namespace {
 
-const RouteDoc k_routes[] = {
-    {"get", "/v1/health", "", "Liveness, version, queue figures"},
-    {"get", "/v1/devices", "agent", "Devices and their calibrated peaks"},
-    {"get", "/v1/specs", "agent", "All operator specs"},
-    {"get", "/v1/specs/{op}", "agent", "One operator spec"},
-    {"post", "/v1/specs", "reviewer",
-     "Add an op, or a new version of one: its spec folder's files are validated, committed into the library as one "
-     "commit and served at once (201; 200 when the library already holds the same files)"},
-    {"get", "/v1/analysis/rules", "agent", "The static-analysis rules (id, severity, summary)"},
-    {"post", "/v1/candidates", "agent", "Submit a candidate (202 with id and links; honours Idempotency-Key)"},
-    {"get", "/v1/candidates", "agent", "List candidates, newest first (filters op, state, status; limit, before)"},
-    {"get", "/v1/candidates/{id}", "agent", "One candidate with its verdict; ?wait=S long-polls until done"},
-    {"get", "/v1/candidates/{id}/events", "agent", "Progress as Server-Sent Events, or JSON with ?wait=S&after=N"},
-    {"post", "/v1/candidates/{id}/cancel", "agent",
-     "Cancel a queued or running candidate (its owner, a reviewer or an admin; 403 for other tokens)"},
-    {"post", "/v1/candidates/{id}/promote", "reviewer",
-     "Promote an accepted candidate that beats the incumbent: one library commit (409 with the reason otherwise)"},
-    {"post", "/v1/candidates/{id}/reject", "reviewer", "Reject a candidate (body: {reason})"},
-    {"get", "/v1/candidates/{id}/diff", "agent",
-     "Unified diff against the incumbent with the per-workload table (?format=text: the diff alone)"},
-    {"get", "/v1/leaderboard/{op}", "agent", "Accepted candidates of an op, fastest against the incumbent first"},
-    {"get", "/v1/library", "agent", "The library's dispatch entries at its head commit"},
-    {"get", "/v1/library/{op}", "agent", "One op's dispatch entries and library history"},
-    {"post", "/v1/library/{op}/retime", "reviewer", "Queue the op's incumbents for evaluation here: fresh tuning records replace theirs (202 with the candidate ids)"},
-    {"post", "/v1/tokens", "admin", "Create a token (body: {name, role}); the token is shown once"},
-    {"get", "/v1/tokens", "admin", "List tokens (never their secrets)"},
-    {"delete", "/v1/tokens/{token_id}", "admin",
-     "Revoke a token, effective from the next request (404 unknown; 409 for the last live admin token)"},
-    {"get", "/metrics", "", "Prometheus metrics"},
-    {"get", "/openapi.json", "", "This document"},
-};
+using nlohmann::json;
 
-nlohmann::json error_schema() {
-  return {{"type", "object"},
-          {"required", {"error"}},
-          {"properties",
-           {{"error",
-             {{"type", "object"},
-              {"required", {"type", "message"}},
-              {"properties", {{"type", {{"type", "string"}}}, {"message", {{"type", "string"}}}}}}}}}};
+json int_range(int64_t lo, int64_t hi, std::optional<int64_t> dflt = std::nullopt) {
+  json s = {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}};
+  if (dflt) s["default"] = *dflt;
+  return s;
 }
 
-nlohmann::json add_spec_schema() {
-  return {{"type", "object"},
-          {"required", {"files"}},
-          {"additionalProperties", false},
-          {"properties",
-           {{"files",
-             {{"type", "object"},
-              {"description", "The spec folder: file name -> content. spec.json and reference.cpp are required; "
-                              "reference.cu, reference* sources, the baselines' files and README.md may come too. "
-                              "At most 16 files, 256 KiB each, 768 KiB in all."},
-              {"minProperties", 2},
-              {"maxProperties", 16},
-              {"propertyNames", {{"pattern", "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$"}}},
-              {"additionalProperties", {{"type", "string"}, {"maxLength", 262144}}}}}}}};
+ParamDoc wait_param() {
+  return {"wait", "query", int_range(0, 60, 0), "long-poll: answer as soon as there is news, or after this many seconds"};
 }
 
-nlohmann::json submit_schema() {
-  return {{"type", "object"},
-          {"required", {"op", "source"}},
-          {"additionalProperties", false},
-          {"properties",
-           {{"op", {{"type", "string"}}},
-            {"variant", {{"type", "string"}}},
-            {"backend", {{"type", "string"}, {"enum", {"cpu", "cuda", "cuda-launcher"}}}},
-            {"source", {{"type", "string"}, {"maxLength", 262144}}},
-            {"source_name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$"}}},
-            {"flags", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-            {"note", {{"type", "string"}, {"maxLength", 4096}}},
-            {"parent", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
-            {"launch", {{"oneOf", nlohmann::json::array({nlohmann::json{{"type", "string"}},
-                                                         nlohmann::json{{"type", "array"}, {"items", {{"type", "string"}}}}})},
-                        {"description", "cuda only: the launch plan, appended to the source as kwb:launch lines"}}},
-            {"tune", {{"type", "object"},
-                      {"additionalProperties", {{"type", "array"}, {"minItems", 1}, {"items", {{"type", "integer"}}}}},
-                      {"description", "cuda only: tunables, e.g. {\"BLOCK\": [128, 256]}"}}},
-            {"bench", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+const std::vector<RouteDoc>& table() {
+  static const std::vector<RouteDoc> k = {
+      {"get", "/v1/health", "", "Liveness, version, queue figures, storage health", {}, "", false,
+       {{200, "OK (status degraded: storage.problems says what is wrong)", "Health", ""}}},
+      {"get", "/v1/devices", "agent", "Devices and their calibrated peaks", {}, "", false, {{200, "OK", "Devices", ""}}},
+      {"get", "/v1/specs", "agent", "Every operator spec, each with its contract (prototypes and templates)", {}, "", false,
+       {{200, "OK", "SpecList", ""}}},
+      {"get", "/v1/specs/{op}", "agent",
+       "One operator spec: tensors, params, variants, tolerances, workloads, and its contract per variant and backend "
+       "(the exact C prototype and a template to start from)",
+       {}, "", false, {{200, "OK", "Spec", ""}, {404, "not_found: no spec for this op", "Error", ""}}},
+      {"post", "/v1/specs", "reviewer",
+       "Add an op, or a new version of one: its spec folder's files are validated, committed into the library as one "
+       "commit and served at once",
+       {}, "AddSpec", false,
+       {{201, "added", "SpecAdded", ""},
+        {200, "unchanged: the library already holds exactly these files", "SpecAdded", ""},
+        {409, "spec_conflict: served at this version with another meaning, or at a higher version", "Error", ""},
+        {503, "no_library: this daemon runs without a library", "Error", ""}}},
+      {"get", "/v1/analysis/rules", "agent", "The static-analysis rules (id, severity, summary)", {}, "", false,
+       {{200, "OK", "Rules", ""}}},
+      {"post", "/v1/candidates", "agent", "Submit a candidate (honours Idempotency-Key)",
+       {{"Idempotency-Key", "header", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}},
+         "a key per logical submission: the same key and body return the first candidate (200, Idempotent-Replay: true)"}},
+       "Submit", false,
+       {{202, "Accepted: queued", "SubmitReply", ""},
+        {200, "Idempotent replay of an earlier submission with this key", "SubmitReply", ""},
+        {422, "unknown_op, unknown_variant, unknown_workload, unsupported_backend, forbidden_flag, idempotency_conflict",
+         "Error", ""},
+        {507, "insufficient_storage: the workspace's disk is full; nothing was stored", "Error", ""}}},
+      {"get", "/v1/candidates", "agent", "List candidates, newest first (without verdicts)",
+       {{"op", "query", {{"type", "string"}}, "only this op (unknown ops are refused with the known ones)"},
+        {"state", "query", {{"type", "string"}, {"enum", core::candidate_states()}}, "only this state"},
+        {"status", "query", {{"type", "string"}, {"enum", core::verdict_statuses()}}, "only this verdict status"},
+        {"limit", "query", int_range(1, 500, 50), "page size"},
+        {"before", "query", {{"type", "integer"}, {"minimum", 1}}, "a sequence number from `next`: older candidates"}},
+       "", false, {{200, "OK", "CandidateList", ""}}},
+      {"get", "/v1/candidates/{id}", "agent",
+       "One candidate with its verdict, the review decision and the last CI outcome; ?wait=S long-polls until done",
+       {wait_param()}, "", false, {{200, "OK", "Candidate", ""}, {404, "not_found: no such candidate", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/events", "agent",
+       "Progress as Server-Sent Events (each `data:` line is an Event), or with ?wait=S a JSON page of events after `after`",
+       {wait_param(),
+        {"after", "query", {{"type", "integer"}, {"minimum", 0}}, "only events with a larger id (resume)"},
+        {"Last-Event-ID", "header", {{"type", "string"}, {"pattern", "^[0-9]+$"}}, "SSE resume: only events after this id"}},
+       "", false,
+       {{200, "text/event-stream without ?wait; application/json (EventPage) with it", "EventPage", ""},
+        {404, "not_found: no such candidate", "Error", ""}}},
+      {"post", "/v1/candidates/{id}/cancel", "agent",
+       "Cancel a queued or running candidate (its owner, a reviewer or an admin; 403 for other tokens)", {}, "", true,
+       {{200, "cancelled, cancellation requested, or already done", "CancelReply", ""},
+        {404, "not_found: no such candidate", "Error", ""}}},
+      {"post", "/v1/candidates/{id}/promote", "reviewer",
+       "Promote an accepted candidate that beats the incumbent: one library commit", {}, "", true,
+       {{200, "promoted", "Promoted", ""},
+        {404, "not_found", "Error", ""},
+        {409, "not_promotable (the reason) or conflict (decided already, or the library moved)", "Error", ""},
+        {503, "no_library", "Error", ""}}},
+      {"post", "/v1/candidates/{id}/reject", "reviewer", "Reject a candidate (a candidate is decided once)", {},
+       "RejectBody", false,
+       {{200, "rejected", "Rejected", ""},
+        {404, "not_found", "Error", ""},
+        {409, "conflict: already decided, or the library's incumbent", "Error", ""},
+        {503, "no_library", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/diff", "agent", "Unified diff against the incumbent with the per-workload table",
+       {{"format", "query", {{"type", "string"}, {"enum", {"json", "text"}}, {"default", "json"}},
+         "text: the unified diff alone (text/x-diff)"}},
+       "", false,
+       {{200, "OK (format=text: text/x-diff)", "Diff", ""}, {404, "not_found", "Error", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/leaderboard/{op}", "agent", "Accepted candidates of an op, fastest against the incumbent first",
+       {{"limit", "query", int_range(1, 500, 20), "at most this many"}}, "", false,
+       {{200, "OK", "Leaderboard", ""}, {404, "not_found: no spec for this op", "Error", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/library", "agent", "The library's dispatch entries at its head commit", {}, "", false,
+       {{200, "OK", "Library", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/library/{op}", "agent", "One op's dispatch entries and library history", {}, "", false,
+       {{200, "OK", "Library", ""}, {404, "not_found: no spec for this op", "Error", ""}, {503, "no_library", "Error", ""}}},
+      {"post", "/v1/library/{op}/retime", "reviewer",
+       "Queue the op's incumbents for evaluation here: fresh tuning records replace theirs", {}, "RetimeBody", true,
+       {{202, "queued", "RetimeReply", ""}, {404, "not_found: no such op, or no incumbent here", "Error", ""},
+        {503, "no_library", "Error", ""}}},
+      {"post", "/v1/tokens", "admin", "Create a token; the secret is shown once", {}, "TokenCreate", false,
+       {{201, "created", "TokenCreated", ""}, {422, "invalid_field: unknown role", "Error", ""}}},
+      {"get", "/v1/tokens", "admin", "List tokens (never their secrets)", {}, "", false, {{200, "OK", "TokenList", ""}}},
+      {"delete", "/v1/tokens/{token_id}", "admin", "Revoke a token, effective from the next request", {}, "", true,
+       {{200, "revoked (or already revoked)", "TokenRevoked", ""},
+        {404, "not_found: no such token", "Error", ""},
+        {409, "last_admin: the last live admin token is not revoked over HTTP", "Error", ""}}},
+      {"get", "/metrics", "", "Prometheus metrics (text format 0.0.4)", {}, "", false,
+       {{200, "OK", "", "text/plain"}}},
+      {"get", "/openapi.json", "", "This document", {}, "", false, {{200, "OK", "", "application/json"}}},
+      {"post", "/mcp", "agent",
+       "MCP (Streamable HTTP, revisions 2026-07-28 and 2025-11-25): one JSON-RPC message; tools call this API with "
+       "the caller's token (docs/mcp.md)",
+       {}, "", false,
+       {{200, "the JSON-RPC response (application/json, or text/event-stream with progress notifications)", "",
+         "application/json"},
+        {202, "accepted: a notification or a response", "", "application/json"},
+        {403, "a Host or Origin that is not this server's", "Error", ""}}},
+      {"get", "/mcp", "agent", "MCP: no server-initiated stream (405)", {}, "", false,
+       {{405, "method not allowed", "", "application/json"}}},
+      {"delete", "/mcp", "agent", "MCP: end a 2025-11-25 session (Mcp-Session-Id)", {}, "", false,
+       {{200, "session ended", "", "application/json"}, {404, "no such session", "", "application/json"}}},
+  };
+  return k;
+}
+
+json error_response(const std::string& description) {
+  return {{"description", description},
+          {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+}
+
+json path_parameter(const std::string& name) {
+  json schema = name == "id"       ? json{{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}
+                : name == "op"     ? json{{"type", "string"}, {"pattern", "^[a-z0-9_]{1,64}$"}}
+                                   : json{{"type", "integer"}, {"minimum", 1}};
+  return {{"name", name}, {"in", "path"}, {"required", true}, {"schema", schema}};
+}
+
+json operation(const RouteDoc& r) {
+  json op = {{"summary", r.summary}, {"operationId", r.method + r.path}, {"responses", json::object()}};
+  json params = json::array();
+  for (const char* name : {"id", "op", "token_id"})
+    if (r.path.find("{" + std::string(name) + "}") != std::string::npos) params.push_back(path_parameter(name));
+  for (const auto& p : r.params)
+    params.push_back({{"name", p.name}, {"in", p.in}, {"required", false}, {"schema", p.schema}, {"description", p.description}});
+  if (!params.empty()) op["parameters"] = params;
+  if (!r.request.empty())
+    op["requestBody"] = {{"required", !r.request_optional},
+                         {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/" + r.request}}}}}}}};
+  for (const auto& resp : r.responses) {
+    json out = {{"description", resp.description}};
+    std::string type = resp.content_type.empty() ? "application/json" : resp.content_type;
+    if (!resp.schema.empty()) out["content"][type] = {{"schema", {{"$ref", "#/components/schemas/" + resp.schema}}}};
+    else out["content"][type] = {{"schema", type == "application/json" ? json{{"type", "object"}} : json{{"type", "string"}}}};
+    op["responses"][std::to_string(resp.status)] = out;
+  }
+  if (r.path == "/v1/candidates/{id}/events")
+    op["responses"]["200"]["content"]["text/event-stream"] = {
+        {"schema", {{"type", "string"}, {"description", "id: N / event: KIND / data: Event as one line of JSON"}}}};
+  if (r.path == "/v1/candidates/{id}/diff")
+    op["responses"]["200"]["content"]["text/x-diff"] = {{"schema", {{"type", "string"}}}};
+  // Answers any route may give (the connection gate, auth, the store): docs/api.md.
+  auto add = [&](int status, const std::string& description) {
+    if (!op["responses"].contains(std::to_string(status))) op["responses"][std::to_string(status)] = error_response(description);
+  };
+  add(400, "invalid_json, invalid_field, bad_parameter (an unknown query parameter or filter value: the message "
+           "lists the valid ones), invalid_header, ...: the message names what is wrong");
+  add(408, "request_timeout: headers or body not complete in time");
+  add(431, "header_too_large");
+  add(429, "rate_limited, queue_quota, too_many_failed_logins, too_many_connections; see Retry-After");
+  add(503, "busy (database locked elsewhere), too_many_connections, too_many_streams, server_busy; see Retry-After");
+  if (r.method != "get") {
+    add(413, "too_large: body over 1 MiB (a source over 256 KiB)");
+    add(415, "unsupported_content_encoding");
+    add(507, "insufficient_storage: the workspace's disk is full");
+  }
+  if (r.role.empty()) {
+    op["security"] = json::array();  // public
+  } else {
+    op["security"] = json::array({{{"bearer", json::array()}}});
+    op["x-kwb-role"] = r.role;
+    add(401, "unauthorized: no token, a token without the 'Bearer ' scheme, or an unknown or revoked token");
+    add(403, "forbidden: the token's role is below " + r.role);
+  }
+  return op;
 }
 
 }  // namespace
 
-std::span<const RouteDoc> route_docs() { return k_routes; }
+const std::vector<RouteDoc>& route_docs() { return table(); }
 
-nlohmann::json openapi_document(const std::string& version) {
-  nlohmann::json paths = nlohmann::json::object();
-  for (const auto& r : k_routes) {
-    nlohmann::json op = {{"summary", r.summary}, {"responses", nlohmann::json::object()}};
-    op["responses"]["200"] = {{"description", "OK"}};
-    if (std::string_view(r.role).size()) {
-      op["security"] = nlohmann::json::array({{{"bearer", nlohmann::json::array()}}});
-      op["x-kwb-role"] = r.role;
-      op["responses"]["401"] = {{"description", "Missing or unknown token"},
-                                {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
-      op["responses"]["403"] = {{"description", "The token's role is too low"}};
-    }
-    // Answered by the connection gate to any request (docs/security.md, "The HTTP API").
-    op["responses"]["400"] = {{"description", "Malformed request line, header, body or field (the message names it)"}};
-    op["responses"]["408"] = {{"description", "Headers not complete within the header timeout, or body within the body timeout"}};
-    op["responses"]["431"] = {{"description", "Request line and headers over 32 KiB, or a header line over 8 KiB"}};
-    op["responses"]["503"] = {{"description", "too_many_connections / too_many_streams / server_busy; see Retry-After"}};
-    op["responses"]["429"] = {{"description", "Rate limit, queue quota, failed logins from this address, or too many "
-                                              "connections from it; see Retry-After"}};
-    if (std::string_view(r.method) != "get") {
-      op["responses"]["413"] = {{"description", "Body over 1 MiB on the wire (chunked or not)"}};
-      op["responses"]["415"] = {{"description", "Compressed request body (Content-Encoding)"}};
-    }
-    std::string path = r.path;
-    if (path.find("{id}") != std::string::npos)
-      op["parameters"] = nlohmann::json::array({{{"name", "id"}, {"in", "path"}, {"required", true},
-                                                 {"schema", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}}}});
-    if (path.find("{token_id}") != std::string::npos) {
-      op["parameters"] = nlohmann::json::array({{{"name", "token_id"}, {"in", "path"}, {"required", true},
-                                                 {"schema", {{"type", "integer"}, {"minimum", 1}}}}});
-      op["responses"]["404"] = {{"description", "No such token"}};
-      op["responses"]["409"] = {{"description", "last_admin: the last live admin token is not revoked over HTTP"}};
-    }
-    if (path.find("/cancel") != std::string::npos)
-      op["responses"]["404"] = {{"description", "No such candidate"}};
-    if (path.find("{op}") != std::string::npos)
-      op["parameters"] = nlohmann::json::array({{{"name", "op"}, {"in", "path"}, {"required", true},
-                                                 {"schema", {{"type", "string"}}}}});
-    if (path == "/v1/candidates" && std::string_view(r.method) == "post") {
-      op["requestBody"] = {{"required", true},
-                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Submit"}}}}}}}};
-      op["responses"]["202"] = {{"description", "Accepted: {id, state, links}"}};
-      op["responses"]["400"] = {{"description", "Malformed body or field"}};
-      op["responses"]["413"] = {{"description", "Body or source too large"}};
-      op["responses"]["422"] = {{"description", "Unknown op/variant, unsupported backend, forbidden flag, or "
-                                                 "idempotency_conflict: the Idempotency-Key was used with another body"}};
-      op["parameters"] = nlohmann::json::array({{{"name", "Idempotency-Key"}, {"in", "header"}, {"required", false},
-                                                 {"schema", {{"type", "string"}, {"maxLength", 200}}}}});
-    }
-    if (path == "/v1/specs" && std::string_view(r.method) == "post") {
-      op["requestBody"] = {{"required", true},
-                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/AddSpec"}}}}}}}};
-      op["responses"]["201"] = {{"description", "Added: {status, op, version, digest, commit, replaces, spec}"}};
-      op["responses"]["400"] = {{"description", "invalid_spec: error.file and error.field name what is wrong"}};
-      op["responses"]["409"] = {{"description", "spec_conflict: the op is served at this version with another "
-                                                 "meaning (a changed spec needs a new version), or at a higher version"}};
-      op["responses"]["503"] = {{"description", "no_library: this daemon runs without a library"}};
-    }
-    paths[path][r.method] = op;
-  }
+json openapi_document(const std::string& version) {
+  json paths = json::object();
+  for (const auto& r : table()) paths[r.path][r.method] = operation(r);
   return {{"openapi", "3.1.0"},
-          {"info", {{"title", "Kernel Workbench API"}, {"version", version},
-                    {"description", "Submit candidate kernels, follow their evaluation, read verdicts (kwb.verdict.v1)."}}},
+          {"info", {{"title", "Kernel Workbench API"},
+                    {"version", version},
+                    {"description", "Submit candidate kernels, follow their evaluation, read verdicts (kwb.verdict.v1). "
+                                    "Errors are {error: {type, message}} (docs/api.md)."}}},
+          {"servers", json::array({{{"url", "http://127.0.0.1:8470"}}})},
+          {"security", json::array({{{"bearer", json::array()}}})},
           {"paths", paths},
           {"components",
-           {{"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}},
-            {"schemas", {{"Error", error_schema()}, {"Submit", submit_schema()}, {"AddSpec", add_spec_schema()}}}}}};
+           {{"securitySchemes",
+             {{"bearer", {{"type", "http"}, {"scheme", "bearer"},
+                          {"description", "Authorization: Bearer <token> (kwb token create --role agent|reviewer|admin)"}}}}},
+            {"schemas", openapi_schemas()}}}};
 }
 
 }  // namespace kwb::api

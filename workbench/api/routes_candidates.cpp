@@ -8,6 +8,7 @@
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 #include "api/submission.hpp"
+#include "core/filters.hpp"
 #include "store/idempotency_repository.hpp"
 
 namespace kwb::api {
@@ -112,14 +113,18 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
     if (!rec) return send_failure(res, rec.error());
     if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown())
-      return send_json(res, 200, candidate_json(**rec, true));
+    if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown()) {
+      auto j = candidate_json(**rec, true);
+      if (auto ok = add_outcomes(ctx.db, id, j); !ok) return send_failure(res, ok.error());
+      return send_json(res, 200, j);
+    }
     ctx.hub.wait(id, seen, left);
   }
 }
 
 void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   if (!guard(req, res, ctx, Role::agent)) return;
+  if (!only_known_params(req, res, {"op", "state", "status", "limit", "before"})) return;
   store::CandidateFilter f;
   auto limit = query_int(req, res, "limit", 50, 1, 500);
   if (!limit) return;
@@ -129,9 +134,13 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
     if (!before) return;
     f.before_seq = *before;
   }
-  if (req.has_param("op")) f.op = req.get_param_value("op");
-  if (req.has_param("state")) f.state = req.get_param_value("state");
-  if (req.has_param("status")) f.status = req.get_param_value("status");
+  bool refused = false;
+  if (auto op = query_choice(req, res, "op", ctx.catalog.ops(), refused)) f.op = *op;
+  if (refused) return;
+  if (auto state = query_choice(req, res, "state", core::candidate_states(), refused)) f.state = *state;
+  if (refused) return;
+  if (auto status = query_choice(req, res, "status", core::verdict_statuses(), refused)) f.status = *status;
+  if (refused) return;
   store::CandidateRepository repo(ctx.db);
   auto rows = repo.list(f);
   if (!rows) return send_failure(res, rows.error());
@@ -170,11 +179,11 @@ void cancel(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
 
 }  // namespace
 
-void add_candidate_routes(httplib::Server& svr, ApiContext& ctx) {
+void add_candidate_routes(Router& svr, ApiContext& ctx) {
   svr.Post("/v1/candidates", [&ctx](const httplib::Request& q, httplib::Response& s) { submit(q, s, ctx); });
   svr.Get("/v1/candidates", [&ctx](const httplib::Request& q, httplib::Response& s) { list(q, s, ctx); });
-  svr.Get(R"(/v1/candidates/(c-[0-9a-f]{16}))", [&ctx](const httplib::Request& q, httplib::Response& s) { get_one(q, s, ctx); });
-  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/cancel)",
+  svr.Get("/v1/candidates/{id}", [&ctx](const httplib::Request& q, httplib::Response& s) { get_one(q, s, ctx); });
+  svr.Post("/v1/candidates/{id}/cancel",
            [&ctx](const httplib::Request& q, httplib::Response& s) { cancel(q, s, ctx); });
 }
 

@@ -50,8 +50,8 @@ struct StreamState {
 
 }  // namespace
 
-void add_event_routes(httplib::Server& svr, ApiContext& ctx) {
-  svr.Get(R"(/v1/candidates/(c-[0-9a-f]{16})/events)", [&ctx](const httplib::Request& req, httplib::Response& res) {
+void add_event_routes(Router& svr, ApiContext& ctx) {
+  svr.Get("/v1/candidates/{id}/events", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::agent)) return;
     std::string id = req.matches[1];
     store::CandidateRepository repo(ctx.db);

@@ -36,6 +36,7 @@ void promote(const httplib::Request& req, httplib::Response& res, ApiContext& ct
   auto who = guard(req, res, ctx, Role::reviewer);
   if (!who || !have_library(res, ctx) || !empty_or_object_body(req, res)) return;
   send_outcome(res, ctx.curator->promote(req.matches[1], who->name.empty() ? "anonymous" : who->name, token_of(*who)));
+  ctx.hub.publish(req.matches[1]);  // its `decision` event, for readers waiting on its events
 }
 
 void reject(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
@@ -45,10 +46,14 @@ void reject(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   std::string reason;
   if (!body || !string_field(*body, "reason", true, 4096, reason, res)) return;
   send_outcome(res, ctx.curator->reject(req.matches[1], reason, token_of(*who)));
+  ctx.hub.publish(req.matches[1]);
 }
 
 void diff(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   if (!guard(req, res, ctx, Role::agent) || !have_library(res, ctx)) return;
+  bool refused = false;
+  (void)query_choice(req, res, "format", {"json", "text"}, refused);
+  if (refused) return;
   auto o = ctx.curator->diff(req.matches[1]);
   if (o.code == Code::ok && req.get_param_value("format") == "text") {
     res.status = 200;
@@ -71,17 +76,17 @@ void library_view(const httplib::Request& req, httplib::Response& res, ApiContex
 
 }  // namespace
 
-void add_library_routes(httplib::Server& svr, ApiContext& ctx) {
-  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/promote)",
+void add_library_routes(Router& svr, ApiContext& ctx) {
+  svr.Post("/v1/candidates/{id}/promote",
            [&ctx](const httplib::Request& q, httplib::Response& s) { promote(q, s, ctx); });
-  svr.Post(R"(/v1/candidates/(c-[0-9a-f]{16})/reject)",
+  svr.Post("/v1/candidates/{id}/reject",
            [&ctx](const httplib::Request& q, httplib::Response& s) { reject(q, s, ctx); });
-  svr.Get(R"(/v1/candidates/(c-[0-9a-f]{16})/diff)",
+  svr.Get("/v1/candidates/{id}/diff",
           [&ctx](const httplib::Request& q, httplib::Response& s) { diff(q, s, ctx); });
-  svr.Get(R"(/v1/leaderboard/([a-z0-9_]+))",
+  svr.Get("/v1/leaderboard/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { leaderboard(q, s, ctx); });
   svr.Get("/v1/library", [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
-  svr.Get(R"(/v1/library/([a-z0-9_]+))",
+  svr.Get("/v1/library/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "api/http_util.hpp"
 #include "api/mcp_rest.hpp"
+#include "api/router.hpp"
 #include "api/routes.hpp"
 #include "mcp/http_endpoint.hpp"
 
@@ -39,9 +40,11 @@ void serve(const httplib::Request& req, httplib::Response& res, ApiContext& ctx,
 
 }  // namespace
 
-void add_mcp_routes(HttpDispatcher& svr, ApiContext& ctx) {
+void add_mcp_routes(Router& svr, HttpDispatcher& dispatcher, ApiContext& ctx) {
   auto state = std::make_shared<McpState>();
-  auto handler = [&ctx, &svr, state](const httplib::Request& q, httplib::Response& s) { serve(q, s, ctx, svr, *state); };
+  auto handler = [&ctx, &dispatcher, state](const httplib::Request& q, httplib::Response& s) {
+    serve(q, s, ctx, dispatcher, *state);
+  };
   svr.Post("/mcp", handler);
   svr.Get("/mcp", handler);
   svr.Delete("/mcp", handler);

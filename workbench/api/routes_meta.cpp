@@ -37,7 +37,7 @@ nlohmann::json storage_health(const ApiContext& ctx, const exec::PipelineStats& 
 
 }  // namespace
 
-void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
+void add_meta_routes(Router& svr, ApiContext& ctx) {
   auto openapi_body = std::make_shared<std::string>(openapi_document(KWB_VERSION).dump(2));
 
   svr.Get("/v1/health", [&ctx](const httplib::Request&, httplib::Response& res) {
@@ -98,7 +98,7 @@ void add_meta_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, 201, {{"token", *secret}, {"name", name}, {"role", role}});
   });
   // Revocation takes effect at the next request: tokens are looked up on every request.
-  svr.Delete(R"(/v1/tokens/([0-9]{1,18}))", [&ctx](const httplib::Request& req, httplib::Response& res) {
+  svr.Delete("/v1/tokens/{token_id}", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto who = guard(req, res, ctx, Role::admin);
     if (!who || !empty_or_object_body(req, res)) return;
     int64_t id = std::stoll(req.matches[1]);

@@ -59,8 +59,8 @@ void retime(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
 
 }  // namespace
 
-void add_retime_routes(httplib::Server& svr, ApiContext& ctx) {
-  svr.Post(R"(/v1/library/([a-z0-9_]+)/retime)",
+void add_retime_routes(Router& svr, ApiContext& ctx) {
+  svr.Post("/v1/library/{op}/retime",
            [&ctx](const httplib::Request& q, httplib::Response& s) { retime(q, s, ctx); });
 }
 

@@ -64,9 +64,9 @@ void add_spec(const httplib::Request& req, httplib::Response& res, ApiContext& c
 
 }  // namespace
 
-void add_spec_routes(httplib::Server& svr, ApiContext& ctx) {
+void add_spec_routes(Router& svr, ApiContext& ctx) {
   svr.Get("/v1/specs", [&ctx](const httplib::Request& q, httplib::Response& s) { list_specs(q, s, ctx); });
-  svr.Get(R"(/v1/specs/([a-z][a-z0-9_]{0,63}))",
+  svr.Get("/v1/specs/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { show_spec(q, s, ctx); });
   svr.Post("/v1/specs", [&ctx](const httplib::Request& q, httplib::Response& s) { add_spec(q, s, ctx); });
 }

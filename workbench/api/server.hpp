@@ -6,7 +6,10 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "api/context.hpp"
+#include "api/router.hpp"
 
 namespace kwb::api {
 
@@ -22,11 +25,14 @@ class Server {
   int port() const;
   void run();   // serves until stop()
   void stop();  // from any thread (a signal handler thread)
+  // Every route registered (method, OpenAPI path template), in registration order.
+  const std::vector<RouteKey>& routes() const { return m_routes; }
 
  private:
   ApiContext& m_ctx;
   std::unique_ptr<HttpDispatcher> m_http;
   std::unique_ptr<ConnectionGate> m_gate;
+  std::vector<RouteKey> m_routes;
 };
 
 }  // namespace kwb::api

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "core/verdict_parse.hpp"
@@ -15,6 +16,7 @@
 #include "library/referee.hpp"
 #include "store/candidate_repository.hpp"
 #include "store/decision_repository.hpp"
+#include "store/event_repository.hpp"
 #include "store/object_store.hpp"
 #include "util/fs.hpp"
 
@@ -113,6 +115,8 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   if (!db) return usage(db.error().what());
   auto catalog = load_catalog(settings);
   if (!catalog) return usage(catalog.error().what());
+  for (const auto& op : a.ops)
+    if (auto why = core::refuse_unknown("op", op, catalog->ops())) return usage("--op: " + *why);
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return usage("library: " + repo.error().what());
   auto cpu = eval::cpu_device(*db);
@@ -126,6 +130,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   // Pending winners: accepted, beating the incumbent they were compared with, undecided; oldest first.
   store::CandidateRepository candidates(*db);
   store::DecisionRepository decisions(*db);
+  store::EventRepository events(*db);
   auto recs = candidates.accepted_undecided(1 << 20);
   if (!recs) return usage(recs.error().what());
   std::vector<store::CandidateRecord> pending;
@@ -224,6 +229,11 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     if (r["outcome"] == "regressed" || r["outcome"] == "no_longer_wins")
       (void)decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "", std::nullopt, ""});
     r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    // The agent's view of it: GET /v1/candidates/{id} "ci" and a `ci` event (docs/api.md).
+    nlohmann::json event = {{"outcome", r["outcome"]}, {"reason", r["reason"]},
+                            {"commit", r["commit"] == "" ? nlohmann::json(nullptr) : r["commit"]}};
+    if (auto e = events.append(rec.id, "ci", event); !e)
+      std::fprintf(stderr, "kwb ci promote: %s: the ci event was not stored: %s\n", rec.id.c_str(), e.error().what().c_str());
     (r["outcome"] == "promoted" ? promoted : failed)++;
     std::printf("%-9s %s %s/%s/%s: %s\n", r["outcome"].get<std::string>().c_str(), rec.id.c_str(), rec.op.c_str(),
                 r["variant"].get<std::string>().c_str(), rec.backend.c_str(), r["reason"].get<std::string>().c_str());

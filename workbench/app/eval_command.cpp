@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "core/backend_inference.hpp"
 #include "app/baseline_judge.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
@@ -41,11 +42,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   if (!std::filesystem::is_regular_file(a.source, ec)) return usage_error("no such file: " + a.source);
   auto source = util::read_file(a.source);
   if (!source) return usage_error(source.error().what());
-  // Default: a .cu file is a `cuda` plan, or a `cuda-launcher` when it has no kwb:launch line but
-  // a host entry taking a cudaStream_t; anything else is cpu.
-  bool cu = std::filesystem::path(a.source).extension() == ".cu";
-  bool launcher = cu && source->find("kwb:launch") == std::string::npos && source->find("cudaStream_t") != std::string::npos;
-  std::string backend = !a.backend.empty() ? a.backend : launcher ? "cuda-launcher" : cu ? "cuda" : "cpu";
+  std::string backend = !a.backend.empty() ? a.backend : core::infer_backend(a.source, *source);
   if (backend != "cpu" && backend != "cuda" && backend != "cuda-launcher")
     return usage_error("backend '" + backend + "' is not one of cpu, cuda, cuda-launcher");
   auto catalog = load_catalog(settings);

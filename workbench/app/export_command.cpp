@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "library/repository.hpp"
@@ -27,6 +28,10 @@ int fail(const std::string& msg) {
 int run_export(const ExportArgs& a, const util::Settings& settings) {
   auto catalog = load_catalog(settings);
   if (!catalog) return fail(catalog.error().what());
+  for (const auto& op : a.ops)
+    if (auto why = core::refuse_unknown("op", op, catalog->ops())) return fail("--op: " + *why);
+  for (const auto& b : a.backends)
+    if (auto why = core::refuse_unknown("backend", b, {"cpu", "cuda"})) return fail("--backend: " + *why);
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return fail("library: " + repo.error().what());
   auto head = (*repo)->head();

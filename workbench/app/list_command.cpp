@@ -1,9 +1,11 @@
 // kwb list: candidates of a running daemon, newest first (GET /v1/candidates, following `next`).
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "app/commands.hpp"
 #include "client/api_client.hpp"
+#include "core/filters.hpp"
 
 namespace kwb::app {
 
@@ -23,6 +25,12 @@ std::string text(const nlohmann::json& j, const char* key) {
 
 int run_list(const ListArgs& a) {
   if (a.limit < 1) return std::fprintf(stderr, "kwb list: --limit must be at least 1\n"), 2;
+  // Checked here too (the daemon refuses them as well; --op only the daemon knows).
+  for (auto [flag, value, valid] : {std::tuple{"--state", &a.state, &core::candidate_states()},
+                                    std::tuple{"--status", &a.status, &core::verdict_statuses()}})
+    if (!value->empty())
+      if (auto why = core::refuse_unknown(std::string(flag + 2), *value, *valid))
+        return std::fprintf(stderr, "kwb list: %s: %s\n", flag, why->c_str()), 2;
   client::ApiClient api(client::resolve_endpoint(a.server, a.token));
   std::string query;
   auto add = [&](const char* k, const std::string& v) {

@@ -2,6 +2,44 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "util/similar.hpp"
+
+namespace {
+
+// After a parse error: the first word that is not a subcommand where one is expected, with the
+// closest subcommand's name ("kwb: unknown command 'sumbit'; did you mean 'submit'?").
+bool suggest_subcommand(CLI::App& app, int argc, char** argv) {
+  CLI::App* cur = &app;
+  std::string path = "kwb";
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    auto subs = cur->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) return false;
+    std::vector<std::string> names;
+    CLI::App* next = nullptr;
+    for (auto* s : subs) {
+      names.push_back(s->get_name());
+      if (s->get_name() == word) next = s;
+    }
+    if (next) {
+      cur = next;
+      path += " " + word;
+      continue;
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    if (auto near = kwb::util::closest_name(word, names))
+      std::fprintf(stderr, "%s: unknown command '%s'; did you mean '%s'? (commands: %s)\n", path.c_str(), word.c_str(),
+                   near->c_str(), list.c_str());
+    else
+      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s)\n", path.c_str(), word.c_str(), list.c_str());
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kwb;
@@ -31,7 +69,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (!suggest_subcommand(app, argc, argv)) app.exit(e);
     return 2;
   }
   return code;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "library/referee.hpp"
@@ -36,7 +37,9 @@ int run_retime(const RetimeArgs& a, util::Settings& settings) {
   if (!db) return usage(db.error().what());
   auto catalog = load_catalog(settings);
   if (!catalog) return usage(catalog.error().what());
-  if (!catalog->find(a.op)) return usage("unknown op '" + a.op + "'");
+  if (auto why = core::refuse_unknown("op", a.op, catalog->ops())) return usage(*why);
+  if (!a.backend.empty())
+    if (auto why = core::refuse_unknown("backend", a.backend, core::backend_names())) return usage("--backend: " + *why);
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return usage("library: " + repo.error().what());
   auto kernels = library::incumbents_of(**repo, a.op, a.backend);

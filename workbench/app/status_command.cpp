@@ -65,9 +65,33 @@ int run_status(const StatusArgs& a) {
     if (!client::terminal_state(state)) return 0;
     return state == "done" && text(cand, "status", "") == "accepted" ? 0 : 1;
   }
-  if (client::terminal_state(state)) return print_final(cand, false, "status");
+  if (client::terminal_state(state)) {
+    int rc = print_final(cand, false, "status");
+    // What happened after the verdict: a reviewer's or CI's decision, the last kwb ci promote run.
+    if (cand.contains("decision") && cand["decision"].is_object())
+      std::printf("decision: %s%s%s\n", text(cand["decision"], "decision").c_str(),
+                  text(cand["decision"], "reason", "").empty() ? "" : (": " + text(cand["decision"], "reason")).c_str(),
+                  text(cand["decision"], "commit", "").empty() ? "" : (" (commit " + text(cand["decision"], "commit") + ")").c_str());
+    if (cand.contains("ci") && cand["ci"].is_object())
+      std::printf("ci: %s: %s\n", text(cand["ci"], "outcome").c_str(), text(cand["ci"], "reason").c_str());
+    return rc;
+  }
   std::string what = text(cand, "op") + (text(cand, "variant", "").empty() ? "" : "/" + text(cand, "variant"));
   std::printf("%s  %s  %s  created %s\n", a.id.c_str(), what.c_str(), state.c_str(), text(cand, "created_at").c_str());
+  return 0;
+}
+
+int run_cancel(const StatusArgs& a) {
+  if (!valid_id(a.id))
+    return std::fprintf(stderr, "kwb cancel: '%s' is not a candidate id (expected c- and 16 hex digits)\n", a.id.c_str()), 2;
+  client::ApiClient api(client::resolve_endpoint(a.server, a.token));
+  auto reply = api.post("/v1/candidates/" + a.id + "/cancel", nlohmann::json::object());
+  if (!reply) return std::fprintf(stderr, "kwb cancel: %s\n", reply.error().what().c_str()), 2;
+  if (a.json) {
+    std::cout << reply->body.dump(2) << "\n";
+  } else {
+    std::printf("%s %s: %s\n", a.id.c_str(), text(reply->body, "state").c_str(), text(reply->body, "detail").c_str());
+  }
   return 0;
 }
 
@@ -100,6 +124,16 @@ void add_status_command(CLI::App& app, int& code) {
   cmd->add_option("--server", a->server, "Daemon URL [env KWB_SERVER, default http://127.0.0.1:8470]");
   cmd->add_option("--token", a->token, "Bearer token [env KWB_TOKEN]");
   cmd->callback([a, &code] { code = run_status(*a); });
+
+  auto c = std::make_shared<StatusArgs>();
+  auto* cancel = app.add_subcommand("cancel", "Cancel a queued or running candidate of a running daemon (its owner, a "
+                                              "reviewer or an admin): a queued one at once, a running one after its "
+                                              "current stage. Exit 0 done (also when it had finished), 2 usage or HTTP error");
+  cancel->add_option("id", c->id, "Candidate id (c-0123456789abcdef)")->required();
+  cancel->add_flag("--json", c->json, "Print the daemon's reply {id, state, detail} as JSON");
+  cancel->add_option("--server", c->server, "Daemon URL [env KWB_SERVER, default http://127.0.0.1:8470]");
+  cancel->add_option("--token", c->token, "Bearer token [env KWB_TOKEN]");
+  cancel->callback([c, &code] { code = run_cancel(*c); });
 }
 
 }  // namespace kwb::app

@@ -5,6 +5,7 @@
 
 #include "app/commands.hpp"
 #include "client/api_client.hpp"
+#include "core/backend_inference.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::app {
@@ -12,7 +13,7 @@ namespace kwb::app {
 namespace {
 
 struct SubmitArgs {
-  std::string file, op, variant, backend = "cpu", note, key, server, token;
+  std::string file, op, variant, backend, note, key, server, token;
   std::vector<std::string> flags, bench;
   bool wait = false, json = false;
 };
@@ -23,8 +24,10 @@ int run_submit(const SubmitArgs& a) {
     return std::fprintf(stderr, "kwb submit: no such file: %s\n", a.file.c_str()), 2;
   auto source = util::read_file(a.file);
   if (!source) return std::fprintf(stderr, "kwb submit: %s\n", source.error().what().c_str()), 2;
+  // No --backend: inferred from the file as `kwb eval` does.
+  const std::string backend = !a.backend.empty() ? a.backend : core::infer_backend(a.file, *source);
   nlohmann::json body = {{"op", a.op},
-                         {"backend", a.backend},
+                         {"backend", backend},
                          {"source", *source},
                          {"source_name", std::filesystem::path(a.file).filename().string()}};
   if (!a.variant.empty()) body["variant"] = a.variant;
@@ -68,7 +71,8 @@ void add_submit_command(CLI::App& app, int& code) {
   cmd->add_option("file", a->file, "Candidate source file (its base name is sent as source_name)")->required();
   cmd->add_option("--op", a->op, "Operator spec to check against (see `kwb specs`)")->required();
   cmd->add_option("--variant", a->variant, "Spec variant (default: inferred from the entry symbol)");
-  cmd->add_option("--backend", a->backend, "cpu | cuda | cuda-launcher")->default_val("cpu");
+  cmd->add_option("--backend", a->backend, "cpu, cuda or cuda-launcher (default: .cu files are cuda, or cuda-launcher "
+                                           "without a kwb:launch line and with a cudaStream_t; else cpu)");
   cmd->add_option("--flag", a->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_option("--bench", a->bench, "Time only this bench workload (repeatable; fast feedback, not promotable)");
   cmd->add_option("--note", a->note, "Free text stored with the candidate");

@@ -141,6 +141,13 @@ struct Spec {
   std::vector<Baseline> baselines;  // optional vendor baselines
   std::optional<ShapeDraws> shapes;  // optional: param ranges for drawn test workloads
   std::optional<GpuReferenceSpec> gpu_reference;  // optional: judges large bench workloads on the GPU
+  // Optional starting points for candidates, shipped in the spec's folder (docs/specs.md
+  // "Templates"): by backend ("cpu", "cuda", "cuda-launcher"), then variant name.
+  struct Template {
+    std::string file;    // e.g. "template.f32.cpp", relative to the spec's folder
+    std::string source;  // its contents, read when the spec is loaded
+  };
+  std::map<std::string, std::map<std::string, Template>> templates;
   std::filesystem::path file;  // where it was loaded from
   // sha256 of what the spec means (spec/digest.hpp): spec.json without its descriptive text, and
   // the reference sources. Two specs of one op and version must have the same digest.

@@ -58,6 +58,7 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
     }
     for (auto v : *ns) samples.push_back(double(v));
     ++round;
+    if (cfg.on_round) cfg.on_round(samples.size());
     if (auto why = stop_reason(samples, timed_s, cfg, criterion)) {
       out.stop_reason = *why;
       break;

@@ -32,6 +32,8 @@ struct BenchmarkConfig {
   // fetched before they are verified; rounds that are not verified skip the download and rounds
   // on unchanged inputs the upload (RunnerSession::Copies).
   bool device_copies = false;
+  // Called after every timing round with the number of samples so far (progress events).
+  std::function<void(size_t samples)> on_round = {};
 };
 
 // Why timing stops after a round ("converged", "max_samples", "budget"), or nothing to go on.

@@ -147,6 +147,10 @@ bool CudaEvaluation::run_tests() {
         res.params = w.params;
       }
       core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
+      if (m_progress)  // progress events: the workload, its config, its place among the test workloads
+        m_progress(workload_progress(Stage::validate, w, false, label.empty() ? "" : m_configs[c].label(), 0, k,
+                                     size_t(std::count_if(m_test_workloads.begin(), m_test_workloads.end(),
+                                                          [&](const core::Workload& x) { return x.runs_on(m_verdict.backend); }))));
       WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
       h.overlap_reference(true);  // the reference runs while the GPU does
       h.account_to(&m_trusted);
@@ -200,6 +204,8 @@ bool CudaEvaluation::run_bench() {
     for (size_t c = 0; c < m_configs.size(); ++c) {
       std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
       if (!use_config(c) || !send_dims(c, w)) return false;
+      const std::string config = label.empty() ? "" : m_configs[c].label();
+      if (m_progress) m_progress(workload_progress(Stage::benchmark, w, true, config, 0, 0, 0));
       // One input set per workload: later configs start from the inputs (and the reference's
       // expected outputs) the previous config's last timing round left; generating and
       // computing them again for every config was most of the time on large workloads.
@@ -222,6 +228,8 @@ bool CudaEvaluation::run_bench() {
       // of a large workload's time, and tunable grids would multiply it.
       if (c > 0) cfg.rerandomised_rounds = 1;
       cfg.command_timeout_ms = m_opt.run_timeout_ms;
+      if (m_progress)
+        cfg.on_round = [&](size_t n) { m_progress(workload_progress(Stage::benchmark, w, true, config, n, 0, 0)); };
       RelativeStderrCriterion criterion(k_gpu_max_stderr_pct, k_gpu_min_samples);
       core::TimeStats stats;
       auto fresh = [&] {

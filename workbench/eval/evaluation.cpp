@@ -13,6 +13,12 @@ std::string_view stage_name(Stage s) {
   return "?";
 }
 
+StageEvent workload_progress(Stage stage, const core::Workload& w, bool bench, std::string config, size_t samples,
+                             size_t index, size_t count) {
+  return StageEvent{stage, false, "",
+                    WorkloadProgress{w.name, bench ? "bench" : "test", w.params, std::move(config), samples, index, count}};
+}
+
 core::Verdict run_to_verdict(Evaluation& e) {
   (void)(e.analyze() && e.compile() && e.validate() && e.benchmark() && e.decide());
   return e.verdict();

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/candidate.hpp"
@@ -20,12 +21,28 @@ namespace kwb::eval {
 enum class Stage { analyze, compile, validate, benchmark, decide };
 std::string_view stage_name(Stage s);
 
-// Progress for a live view (CLI lines, SSE events): a stage started or finished.
+// Where a validate or benchmark stage is: the workload it works on, and timing samples so far.
+struct WorkloadProgress {
+  std::string workload;  // its name
+  std::string kind;      // "test" | "bench"
+  std::map<std::string, int64_t> params;
+  std::string config;    // cuda tunables ("BLOCK=256"), "" when the plan has none
+  size_t samples = 0;    // timing samples so far (benchmark; 0 when the workload starts)
+  size_t index = 0, count = 0;  // its 1-based position among the stage's workloads (per config)
+};
+
+// Progress for a live view (CLI lines, SSE events): a stage started or finished, or (with
+// `workload`) where a running stage is.
 struct StageEvent {
   Stage stage;
   bool finished = false;
   std::string detail;  // e.g. "g++ 12.2.0, 412 ms" or "workload 17x33 ok"
+  std::optional<WorkloadProgress> workload = std::nullopt;
 };
+
+// A progress event of a running validate/benchmark stage.
+StageEvent workload_progress(Stage stage, const core::Workload& w, bool bench, std::string config, size_t samples,
+                             size_t index, size_t count);
 using ProgressFn = std::function<void(const StageEvent&)>;
 
 class Evaluation {

@@ -52,11 +52,16 @@ bool CpuEvaluation::run_workloads(bool bench) {
   };
   std::vector<Wrong> wrong;
   size_t considered = 0;
+  auto selected = [&](const core::Workload& w) {
+    return w.runs_on("cpu") &&
+           !(bench && !m_opt.bench.empty() && std::find(m_opt.bench.begin(), m_opt.bench.end(), w.name) == m_opt.bench.end());
+  };
+  const size_t count = size_t(std::count_if(list.begin(), list.end(), selected));
+  const Stage stage = bench ? Stage::benchmark : Stage::validate;
   for (const auto& w : list) {
-    if (!w.runs_on("cpu")) continue;
-    if (bench && !m_opt.bench.empty() && std::find(m_opt.bench.begin(), m_opt.bench.end(), w.name) == m_opt.bench.end())
-      continue;
+    if (!selected(w)) continue;
     ++considered;
+    if (m_progress) m_progress(workload_progress(stage, w, bench, "", 0, considered, count));
     core::WorkloadResult& res = m_verdict.workloads.emplace_back();
     res.name = w.name;
     res.kind = bench ? "bench" : "test";
@@ -94,6 +99,8 @@ bool CpuEvaluation::run_workloads(bool bench) {
     cfg.budget_ms = m_opt.time_budget_ms;
     cfg.flush_bytes = m_device.llc_bytes * 2;
     cfg.command_timeout_ms = m_opt.run_timeout_ms;
+    if (m_progress)
+      cfg.on_round = [&](size_t n) { m_progress(workload_progress(stage, w, bench, "", n, considered, count)); };
     RelativeStderrCriterion criterion;
     core::TimeStats stats;
     auto fresh = [&] {

@@ -234,7 +234,22 @@ void Pipeline::run_front(const std::string& id) {
   auto source = m_objects.get(rec.source_sha256);
   if (!source) return finish_error(rec, "source object missing: " + source.error().what());
   int attempt_no = *attempt;
-  auto progress = [this, id, attempt_no](const eval::StageEvent& e) {
+  // Sample counts come after every timing round: at most one such event per 250 ms (a workload's
+  // start is always sent).
+  auto last_samples_event = std::make_shared<std::chrono::steady_clock::time_point>();
+  auto progress = [this, id, attempt_no, last_samples_event](const eval::StageEvent& e) {
+    if (e.workload) {
+      const auto& w = *e.workload;
+      auto now = std::chrono::steady_clock::now();
+      if (w.samples > 0 && now - *last_samples_event < std::chrono::milliseconds(250)) return;
+      if (w.samples > 0) *last_samples_event = now;
+      nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"workload", w.workload}, {"kind", w.kind},
+                             {"params", w.params}, {"samples", w.samples}};
+      if (!w.config.empty()) data["config"] = w.config;
+      if (w.count > 0) data.update({{"index", w.index}, {"count", w.count}});
+      event(id, "progress", data);
+      return;
+    }
     nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"finished", e.finished}};
     if (!e.detail.empty()) data["detail"] = e.detail;
     event(id, "stage", data);

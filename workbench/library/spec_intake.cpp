@@ -8,6 +8,7 @@
 #include "spec/digest.hpp"
 #include "spec/loader.hpp"
 #include "spec/spec_json.hpp"
+#include "spec/templates.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::library {
@@ -80,12 +81,13 @@ util::Result<void> validate_new_spec(const core::Spec& spec, const FolderFiles& 
   if (spec.op == "specs")
     return util::fail("spec.json: op", "'specs' is reserved (the library keeps specs in its folder specs/)");
   for (const auto& [name, content] : files) {
-    bool known = name == "spec.json" || name == "README.md" || spec::is_reference_source(name);
+    bool known = name == "spec.json" || name == "README.md" || spec::is_reference_source(name) ||
+                 spec::is_template_file(name);
     for (const auto& b : spec.baselines) known = known || b.file == name;
     if (!known)
       return util::fail("files." + name, "not part of the spec: a spec folder holds spec.json, reference sources "
-                                          "(reference.cpp, reference.cu, reference*), the files its baselines name "
-                                          "and README.md");
+                                          "(reference.cpp, reference.cu, reference*), the files its baselines name, "
+                                          "templates (template.<variant>.cpp|.cu|.launcher.cu) and README.md");
   }
   // The run-time reference build (eval::ReferenceHost::build) and `kwb spec check` run here.
   if (deep)

@@ -34,6 +34,7 @@ util::Result<std::string> meaning_digest(std::string_view spec_json, const std::
   if (j.is_object()) {
     j.erase("summary");
     j.erase("baselines");  // compared against, never a judge of correctness
+    j.erase("contract");   // derived (GET /v1/specs/{op} output), ignored when read
     erase_in_each(j, "distributions", "note");
     if (j.contains("workloads") && j["workloads"].is_object()) {
       erase_in_each(j["workloads"], "test", "label");

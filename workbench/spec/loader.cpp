@@ -7,6 +7,7 @@
 #include "spec/digest.hpp"
 #include "spec/expr.hpp"
 #include "spec/loader_parts.hpp"
+#include "spec/templates.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::spec {
@@ -108,7 +109,9 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
 
 bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "tensors", "variants",
-                        "distributions", "workloads", "baselines", "shapes", "gpu_reference"}))
+                        "distributions", "workloads", "baselines", "shapes", "gpu_reference",
+                        // Output only (spec::to_json derives it); a spec read back from it ignores it.
+                        "contract"}))
     return false;
   const Json* v = r.required(j, "", "op");
   if (!v || !r.op_name(*v, "op", spec.op)) return false;
@@ -160,6 +163,7 @@ util::Result<core::Spec> load_spec(const std::filesystem::path& file) {
   if (!spec) return spec;
   auto references = read_reference_sources(file.parent_path());
   if (!references) return std::unexpected(references.error());
+  if (auto t = read_templates(file.parent_path(), *spec); !t) return std::unexpected(t.error());
   auto digest = meaning_digest(*text, *references, file.string());
   if (!digest) return std::unexpected(digest.error());
   spec->digest = std::move(*digest);

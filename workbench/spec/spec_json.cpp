@@ -1,5 +1,8 @@
 #include "spec/spec_json.hpp"
 
+#include "spec/prototype.hpp"
+#include "spec/templates.hpp"
+
 namespace kwb::spec {
 
 namespace {
@@ -24,7 +27,43 @@ nlohmann::json workloads_json(const std::vector<core::Workload>& ws) {
   return a;
 }
 
+nlohmann::json params_json(const std::vector<EntryParam>& params) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& p : params) a.push_back({{"name", p.name}, {"type", p.type_text()}});
+  return a;
+}
+
+// What a candidate of one variant implements on one backend: the exact prototype (the text the
+// analyzer's entry-signature findings print), its parameters, and a template to start from.
+nlohmann::json backend_contract(const core::Spec& s, const core::Variant& v, const std::string& backend) {
+  auto params = entry_params(s, v, backend);
+  const bool kernel = backend == "cuda";
+  nlohmann::json j = {{"prototype", "extern \"C\" " + prototype_text(v.entry, params, kernel)},
+                      {"params", params_json(params)}};
+  if (kernel) {
+    std::string args;
+    for (const auto& p : params) args += (args.empty() ? "" : ", ") + p.name;
+    j["launch_args"] = "(" + args + ")";
+    j["note"] = "the parameters of a kernel whose kwb:launch line passes args=" + j["launch_args"].get<std::string>() +
+                "; the kernel may have any name, and a launch may pass any of these names (each with its type "
+                "here) or `workspace` (void*), in the kernel's parameter order (docs/cuda.md)";
+  } else {
+    j["entry"] = v.entry;
+  }
+  auto t = candidate_template(s, v, backend);
+  j["template"] = {{"source", t.source}, {"complete", t.complete},
+                   {"file", t.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.file)}};
+  return j;
+}
+
 }  // namespace
+
+nlohmann::json contract_json(const core::Spec& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& v : s.variants)
+    for (const char* b : k_backends) out[v.name][b] = backend_contract(s, v, b);
+  return out;
+}
 
 nlohmann::json to_json(const core::Spec& s) {
   nlohmann::json tensors = nlohmann::json::array();
@@ -52,7 +91,7 @@ nlohmann::json to_json(const core::Spec& s) {
       {"op", s.op}, {"version", s.version}, {"summary", s.summary}, {"params", s.params},
       {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
       {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
-      {"deterministic", s.deterministic}};
+      {"deterministic", s.deterministic}, {"contract", contract_json(s)}};
   // Baselines as declared; their sources stay on the server (specs/<op>/<file> in the tree).
   if (!s.baselines.empty()) {
     nlohmann::json bs = nlohmann::json::array();

@@ -1,11 +1,32 @@
 #include "store/decision_repository.hpp"
 
+#include "store/event_repository.hpp"
 #include "store/statement.hpp"
 
 namespace kwb::store {
 
 util::Result<bool> DecisionRepository::record(const DecisionRecord& d) {
   auto guard = m_db.lock();
+  // The decision and its event commit together: a reader sees both or neither.
+  if (auto b = m_db.exec("BEGIN IMMEDIATE"); !b) return std::unexpected(b.error());
+  auto done = insert(d);
+  if (done && *done) {
+    nlohmann::json data = {{"decision", d.decision}, {"reason", d.reason},
+                           {"commit", d.commit_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.commit_id)}};
+    if (auto e = EventRepository(m_db).append(d.candidate_id, "decision", data); !e) done = std::unexpected(e.error());
+  }
+  if (!done || !*done) {
+    (void)m_db.exec("ROLLBACK");
+    return done;
+  }
+  if (auto c = m_db.exec("COMMIT"); !c) {
+    (void)m_db.exec("ROLLBACK");
+    return std::unexpected(c.error());
+  }
+  return true;
+}
+
+util::Result<bool> DecisionRepository::insert(const DecisionRecord& d) {
   Statement st(m_db.handle(),
                "INSERT INTO decisions (candidate_id, decision, reason, commit_id, token_id) VALUES (?1, ?2, ?3, ?4, ?5) "
                "ON CONFLICT (candidate_id) DO NOTHING");

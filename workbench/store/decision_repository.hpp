@@ -22,11 +22,14 @@ struct DecisionRecord {
 class DecisionRepository {
  public:
   explicit DecisionRepository(Database& db) : m_db(db) {}
-  // False when the candidate already has a decision (nothing is written then).
+  // False when the candidate already has a decision (nothing is written then). A recorded
+  // decision appends, in the same transaction, the candidate's `decision` event
+  // {decision, reason, commit}.
   util::Result<bool> record(const DecisionRecord& d);
   util::Result<std::optional<DecisionRecord>> find(const std::string& candidate_id);
 
  private:
+  util::Result<bool> insert(const DecisionRecord& d);
   Database& m_db;
 };
 

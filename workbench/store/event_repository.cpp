@@ -31,4 +31,17 @@ util::Result<std::vector<EventRecord>> EventRepository::after(const std::string&
   return out;
 }
 
+util::Result<std::optional<EventRecord>> EventRepository::latest(const std::string& candidate_id, const std::string& kind) {
+  auto reader = m_db.reader();
+  Statement st(reader.handle(),
+               "SELECT id, at, data FROM events WHERE candidate_id = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1");
+  st.bind(1, candidate_id).bind(2, kind);
+  int rc = st.step();
+  if (rc == SQLITE_DONE) return std::optional<EventRecord>();
+  if (rc != SQLITE_ROW) return m_db.failure(st);
+  auto data = nlohmann::json::parse(st.text(2), nullptr, false);
+  return std::optional<EventRecord>(
+      EventRecord{st.integer(0), candidate_id, st.text(1), kind, data.is_discarded() ? nlohmann::json() : data});
+}
+
 }  // namespace kwb::store

@@ -1,3 +1,4 @@
+#include "spec/spec_json.hpp"
 #include "support.hpp"
 
 namespace kwb::analysis::test {
@@ -47,6 +48,43 @@ TEST(EntrySignature, WrongElementTypeAndCount) {
                      "int64_t n) { return 0; }\n");
   ASSERT_EQ(count(returns, "entry-signature"), 1) << dump(returns);
   EXPECT_NE(find(returns, "entry-signature")->message.find("must return void"), std::string::npos);
+}
+
+// A missing entry point names the function that looks meant to be it, with its line.
+TEST(EntrySignature, MissingEntryPointsAtTheIntendedFunction) {
+  auto same_params = run("#include <cstdint>\nstatic int helper(int x) { return x; }\n"
+                         "extern \"C\" void add(const float* a, const float* b, float* c, int64_t n) {}\n");
+  KWB_REQUIRE_AVAILABLE(same_params);
+  const auto* f = find(same_params, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(same_params);
+  EXPECT_EQ(f->line, 3);
+  EXPECT_NE(f->message.find("'add' at line 3 looks intended (the same parameters): name it 'kwb_vector_add_f32'"),
+            std::string::npos)
+      << f->message;
+  auto misspelled = run("#include <cstdint>\nextern \"C\" void kwb_vector_add_f23(const float* a, const float* b, "
+                        "float* c, int n) {}\n");
+  f = find(misspelled, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(misspelled);
+  EXPECT_NE(f->message.find("'kwb_vector_add_f23' at line 2 looks intended (a similar name and as many parameters)"),
+            std::string::npos)
+      << f->message;
+  // Nothing alike: no guess.
+  auto unrelated = run("#include <cstdint>\nextern \"C\" void other(const float* a) {}\n");
+  f = find(unrelated, "entry-signature");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message.find("looks intended"), std::string::npos) << f->message;
+}
+
+// The prototype GET /v1/specs/{op} publishes is the text these findings print (one source).
+TEST(EntrySignature, ExpectedTextIsTheSpecContractPrototype) {
+  auto r = run("#include <cstdint>\nextern \"C\" void kwb_softmax_f32(float* x, float* y, int rows, int cols) {}\n",
+               "softmax");
+  KWB_REQUIRE_AVAILABLE(r);
+  const auto* f = find(r, "entry-signature");
+  ASSERT_NE(f, nullptr) << dump(r);
+  std::string prototype = spec::to_json(test::spec("softmax"))["contract"]["f32"]["cpu"]["prototype"];
+  ASSERT_EQ(prototype.rfind("extern \"C\" ", 0), 0u) << prototype;
+  EXPECT_NE(f->message.find("expected: " + prototype.substr(11)), std::string::npos) << f->message << "\n" << prototype;
 }
 
 TEST(EntrySignature, MissingEntry) {
@@ -172,7 +210,7 @@ TEST(EntrySignature, KernelParametersTakeTheLaunchArguments) {
                    "expected float*, got const float*)"),
             std::string::npos)
       << m;
-  EXPECT_NE(m.find("expected: __global__ void add(float* c, const float* b, const float* a, int64_t n)"),
+  EXPECT_NE(m.find("expected: __global__ void add(float* c, const float* b, const float* a, long long n)"),
             std::string::npos)
       << m;
 

@@ -1,0 +1,9 @@
+#pragma once
+// The component schemas of /openapi.json (JSON Schema 2020-12, as OpenAPI 3.1 takes them): every
+// request body, every success response and the error object. Shapes only: the prose is in
+// docs/api.md, docs/verdict.md and docs/specs.md.
+#include <nlohmann/json.hpp>
+
+namespace kwb::api {
+nlohmann::json openapi_schemas();
+}

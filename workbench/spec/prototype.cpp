@@ -1,0 +1,69 @@
+#include "spec/prototype.hpp"
+
+namespace kwb::spec {
+
+std::string c_type_name(core::DType t, bool cuda) {
+  switch (t) {
+    case core::DType::f32: return "float";
+    case core::DType::f64: return "double";
+    case core::DType::bf16: return cuda ? "__nv_bfloat16" : "uint16_t";
+    case core::DType::f16: return cuda ? "__half" : "uint16_t";
+    case core::DType::i32: return "int32_t";
+    case core::DType::u32: return "uint32_t";
+    case core::DType::i64: return "int64_t";
+    case core::DType::u8: return "uint8_t";
+  }
+  return "?";
+}
+
+std::string EntryParam::type_text() const {
+  switch (kind) {
+    case Kind::stream: return "cudaStream_t";
+    case Kind::workspace: return "void*";
+    case Kind::scalar: return c_type;
+    case Kind::tensor: break;
+  }
+  return (is_const ? "const " : "") + c_type + "*";
+}
+
+std::string EntryParam::text() const { return type_text() + " " + name; }
+
+EntryParam tensor_param(const core::TensorSpec& t, const core::Variant& v, bool cuda) {
+  auto dt = v.dtypes.find(t.name);
+  return {EntryParam::Kind::tensor, t.name, dt == v.dtypes.end() ? "?" : c_type_name(dt->second, cuda),
+          t.role == core::Role::in};
+}
+
+EntryParam scalar_param(const std::string& name, bool kernel) {
+  return {EntryParam::Kind::scalar, name, kernel ? "long long" : "int64_t", false};
+}
+
+std::vector<EntryParam> entry_params(const core::Spec& spec, const core::Variant& v, const std::string& backend) {
+  const bool cuda = backend != "cpu", kernel = backend == "cuda";
+  std::vector<EntryParam> out;
+  for (const auto& t : spec.tensors) out.push_back(tensor_param(t, v, cuda));
+  for (const auto& p : spec.params) out.push_back(scalar_param(p, kernel));
+  if (backend == "cuda-launcher") out.push_back({EntryParam::Kind::stream, "stream", "cudaStream_t", false});
+  return out;
+}
+
+std::vector<EntryParam> launch_params(const core::Spec& spec, const core::Variant& v, const std::vector<core::LaunchArg>& args) {
+  std::vector<EntryParam> out;
+  for (const auto& a : args) {
+    if (a.kind == core::LaunchArg::Kind::tensor && a.index >= 0 && size_t(a.index) < spec.tensors.size())
+      out.push_back(tensor_param(spec.tensors[size_t(a.index)], v, true));
+    else if (a.kind == core::LaunchArg::Kind::param)
+      out.push_back(scalar_param(a.name, true));
+    else
+      out.push_back({EntryParam::Kind::workspace, a.name.empty() ? "workspace" : a.name, "void", false});
+  }
+  return out;
+}
+
+std::string prototype_text(const std::string& name, const std::vector<EntryParam>& params, bool kernel) {
+  std::string s = std::string(kernel ? "__global__ " : "") + "void " + name + "(";
+  for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + params[i].text();
+  return s + ")";
+}
+
+}  // namespace kwb::spec
