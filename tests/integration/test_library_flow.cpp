@@ -2,6 +2,8 @@
 // two concurrent promotions commits and the other gets a conflict, the commit carries trailers
 // and updates dispatch.json, slower and incorrect candidates are refused with 409 and the
 // reason; then `kwb ci promote` re-validates pending winners and writes JSON and JUnit reports.
+// The spec is the shipped vector_add with light bench workloads (n1M, n2M: light_bench_specs.hpp);
+// with n16M, the 10x slow incumbent made each candidate's decide stage a minute on a loaded machine.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon_support.hpp"
+#include "light_bench_specs.hpp"
 #include "library/dispatch.hpp"
 #include "library/repository.hpp"
 
@@ -56,8 +59,10 @@ class LibraryFlow : public ::testing::Test {
     ASSERT_TRUE(::mkdtemp(tmpl));
     m_root = tmpl;
     m_kernels = slow_kernels(m_root);
+    m_specs = light_vector_add_specs(m_root);
     std::string error;
-    ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "150", "--kernels-dir", m_kernels.string()},
+    ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "150", "--kernels-dir", m_kernels.string(),
+                                "--specs-dir", m_specs.string()},
                                m_root / "ws", &error))
         << error;
   }
@@ -87,7 +92,7 @@ class LibraryFlow : public ::testing::Test {
   }
   httplib::Result promote(const std::string& id) { return client().Post("/v1/candidates/" + id + "/promote", "", "application/json"); }
 
-  std::filesystem::path m_root, m_kernels;
+  std::filesystem::path m_root, m_kernels, m_specs;
   DaemonProcess m_daemon;
 };
 
@@ -200,7 +205,8 @@ TEST_F(LibraryFlow, CiPromoteRevalidatesPendingWinnersAndWritesReports) {
   auto json = m_root / "ci.json", junit = m_root / "ci.xml", policy = m_root / "policy.json";
   std::ofstream(policy) << R"({"min_gain_pct": 2})";
   auto r = run_command((bin_dir() / "kwb").string() + " ci promote --workspace " + shell_quote((m_root / "ws").string()) +
-                       " --kernels-dir " + shell_quote(m_kernels.string()) + " --time-budget-ms 150 --policy " + shell_quote(policy.string()) + " --report-json " +
+                       " --kernels-dir " + shell_quote(m_kernels.string()) + " --specs-dir " +
+                       shell_quote(m_specs.string()) + " --time-budget-ms 150 --policy " + shell_quote(policy.string()) + " --report-json " +
                        shell_quote(json.string()) + " --junit " + shell_quote(junit.string()));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   auto report = nlohmann::json::parse(read_text(json), nullptr, false);
@@ -223,7 +229,8 @@ TEST_F(LibraryFlow, CiPromoteRevalidatesPendingWinnersAndWritesReports) {
   EXPECT_EQ((*repo)->log()->front().trailers.at("Kwb-Reviewer"), "ci");
   // A second run has nothing pending and succeeds.
   auto again = run_command((bin_dir() / "kwb").string() + " ci promote --workspace " +
-                           shell_quote((m_root / "ws").string()) + " --kernels-dir " + shell_quote(m_kernels.string()));
+                           shell_quote((m_root / "ws").string()) + " --kernels-dir " + shell_quote(m_kernels.string()) +
+                           " --specs-dir " + shell_quote(m_specs.string()));
   EXPECT_EQ(again.exit_code, 0) << again.out;
 }
 
@@ -231,7 +238,7 @@ TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible) {
   m_daemon.stop();
   std::string error;
   ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "150", "--kernels-dir", m_kernels.string(),
-                              "--auto-promote", "vector_add"},
+                              "--specs-dir", m_specs.string(), "--auto-promote", "vector_add"},
                              m_root / "ws", &error))
       << error;
   std::string a = submit(fast("auto"));
