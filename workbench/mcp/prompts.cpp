@@ -11,7 +11,7 @@ constexpr const char* k_prompt = "optimise";
 const std::vector<std::string> k_devices = {"cpu", "cuda"};
 
 json prompt_arguments() {
-  return json::array({{{"name", "op"}, {"description", "the op to optimise (list_ops), e.g. softmax"}, {"required", true}},
+  return json::array({{{"name", "op"}, {"description", "the op to optimise (a name from list_ops)"}, {"required", true}},
                       {{"name", "device"}, {"description", "cpu (default) or cuda"}, {"required", false}}});
 }
 

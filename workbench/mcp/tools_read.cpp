@@ -7,7 +7,7 @@ namespace kwb::mcp {
 
 namespace {
 
-const json k_op = {{"type", "string"}, {"pattern", "^[a-z][a-z0-9_]{0,63}$"}, {"description", "an op name from list_ops, e.g. \"softmax\""}};
+const json k_op = {{"type", "string"}, {"pattern", "^[a-z][a-z0-9_]{0,63}$"}, {"description", "an op name from list_ops"}};
 const json k_id = {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}, {"description", "a candidate id, e.g. \"c-0123456789abcdef\""}};
 const json k_read_only = {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
 
