@@ -22,7 +22,8 @@ namespace kwb::gpu {
   X(cuGetErrorName) X(cuGetErrorString)
 
 // Optional: absent on older drivers.
-#define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuMemHostRegister) X(cuMemHostUnregister)
+#define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuMemHostRegister) X(cuMemHostUnregister) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuDeviceGetUuid)
 
 struct CudaApi {
 #define KWB_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

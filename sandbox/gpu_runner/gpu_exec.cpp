@@ -92,6 +92,10 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   if (cmd.value("upload", true))
     if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
       return reply_error(s);
+  if (cmd.value("paced", false)) {  // cuda-launcher: the evaluator releases and times each sample
+    if (!m_launcher || m_go_fd < 0) return reply_error("paced timing needs a cuda-launcher session with GO,DONE");
+    return {{"ok", true}, {"paced", true}};
+  }
   std::vector<int64_t> ns;
   ns.reserve(size_t(calls));
   // Not corrected for the empty kernel's time (measure_overhead, reported by stats): subtracting

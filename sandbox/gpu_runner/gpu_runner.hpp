@@ -51,7 +51,10 @@ struct LaunchDims {
 class GpuRunner {
  public:
   GpuRunner(int shm_fd) : m_shm_fd(shm_fd) {}
-  // The identity; {"driver": PATH} (first command only) names the driver library to load.
+  // The identity; {"driver": PATH} (first command only) names the driver library to load and
+  // {"ordinal": N} the device among those the process sees (CUDA_VISIBLE_DEVICES; default 0).
+  // The reply also lists every visible device ("all": ordinal, pci_bus_id, uuid, name), which
+  // device discovery reads from a session that sees them all (docs/architecture.md "Lanes").
   nlohmann::json device(const nlohmann::json& cmd);
   nlohmann::json load(const nlohmann::json& cmd);
   nlohmann::json map(const nlohmann::json& cmd);
@@ -62,9 +65,19 @@ class GpuRunner {
   nlohmann::json clock(const nlohmann::json& cmd);  // {"kind": "events" | "cupti"}
   nlohmann::json stats();
   nlohmann::json calibrate(const nlohmann::json& cmd);
+  // Paced timing (paced_timing.cpp), after `time` acknowledged {"paced":true}: samples released
+  // one by one on the GO descriptor until 'e'. `failed`: `error` says why, and the caller sends it
+  // as the time command's second reply; `broken`: the handshake is out of step (exit).
+  void set_pacing(int go_fd, int done_fd) { m_go_fd = go_fd, m_done_fd = done_fd; }
+  enum class Paced { done, failed, broken };
+  Paced paced_samples(std::string& error);
+  static constexpr int64_t k_paced_throttled = 1, k_paced_failed = 2;  // flags of a DONE message
 
  private:
   bool init(std::string& error);
+  std::string pci_bus_id(CUdevice d) const;
+  std::string uuid_of(CUdevice d) const;
+  nlohmann::json visible_devices();
   bool load_helpers(std::string& error);
   std::string check(CUresult rc, const std::string& what) const;  // "" on success
   std::string prepare_args();
@@ -107,6 +120,8 @@ class GpuRunner {
   bool m_tried = false, m_ready = false;
   std::string m_init_error, m_nvml_error, m_pci, m_driver;
   CUdevice m_dev = 0;
+  int m_ordinal = 0;  // among the visible devices (the device command's "ordinal")
+  std::string m_uuid;
   CUcontext m_ctx = nullptr;
   CUstream m_stream = nullptr;
   CUevent m_start = nullptr, m_stop = nullptr;
@@ -127,6 +142,7 @@ class GpuRunner {
   std::vector<LaunchDims> m_dims;
 
   int m_shm_fd;
+  int m_go_fd = -1, m_done_fd = -1;  // paced timing's descriptors, -1 = not offered
   char* m_host = nullptr;
   size_t m_mapped = 0;
   bool m_pinned = false;  // the mapping is page-locked for the driver (faster copies)

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -32,7 +33,10 @@ bool GpuRunner::init(std::string& error) {
   if (auto rc = m_cu.cuInit(0); rc != CUDA_SUCCESS) return fail("cuInit failed: " + m_cu.describe(rc));
   int count = 0;
   if (m_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) return fail("the driver reports no device");
-  if (auto rc = m_cu.cuDeviceGet(&m_dev, 0); rc != CUDA_SUCCESS) return fail("cuDeviceGet: " + m_cu.describe(rc));
+  if (m_ordinal < 0 || m_ordinal >= count)
+    return fail("device " + std::to_string(m_ordinal) + " asked for, the driver reports " + std::to_string(count));
+  if (auto rc = m_cu.cuDeviceGet(&m_dev, m_ordinal); rc != CUDA_SUCCESS)
+    return fail("cuDeviceGet: " + m_cu.describe(rc));
   m_cu.cuDevicePrimaryCtxSetFlags(m_dev, CU_CTX_SCHED_BLOCKING_SYNC);  // wait without spinning a CPU
   if (auto rc = m_cu.cuDevicePrimaryCtxRetain(&m_ctx, m_dev); rc != CUDA_SUCCESS)
     return fail("cannot create a context: " + m_cu.describe(rc));
@@ -45,9 +49,8 @@ bool GpuRunner::init(std::string& error) {
   m_cu.cuDeviceGetAttribute(&m_l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, m_dev);
   m_cu.cuDeviceGetAttribute(&m_smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m_dev);
   pin_persisting_l2();
-  char pci[64] = {};
-  m_cu.cuDeviceGetPCIBusId(pci, sizeof pci, m_dev);
-  m_pci = pci;
+  m_pci = pci_bus_id(m_dev);
+  m_uuid = uuid_of(m_dev);
   if (m_nvml.open(m_pci, m_nvml_error)) m_max_clock = m_nvml.max_sm_clock_mhz();
   m_ready = true;
   return true;
@@ -67,10 +70,49 @@ void GpuRunner::pin_persisting_l2() {
   m_l2_persisting_bytes = m_cu.cuCtxGetLimit(&bytes, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) == CUDA_SUCCESS ? int64_t(bytes) : -1;
 }
 
+std::string GpuRunner::pci_bus_id(CUdevice d) const {
+  char pci[64] = {};
+  m_cu.cuDeviceGetPCIBusId(pci, sizeof pci, d);
+  return pci;
+}
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as CUDA_VISIBLE_DEVICES and nvidia-smi write it
+// ("" where the driver cannot tell).
+std::string GpuRunner::uuid_of(CUdevice d) const {
+  CUuuid u{};
+  if (!m_cu.cuDeviceGetUuid || m_cu.cuDeviceGetUuid(&u, d) != CUDA_SUCCESS) return "";
+  std::string s = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    std::snprintf(hex, sizeof hex, "%02x", unsigned(static_cast<unsigned char>(u.bytes[i])));
+    s += hex;
+  }
+  return s;
+}
+
+nlohmann::json GpuRunner::visible_devices() {
+  nlohmann::json all = nlohmann::json::array();
+  int count = 0;
+  m_cu.cuDeviceGetCount(&count);
+  for (int i = 0; i < count; ++i) {
+    CUdevice d = 0;
+    if (m_cu.cuDeviceGet(&d, i) != CUDA_SUCCESS) continue;
+    char name[256] = {};
+    m_cu.cuDeviceGetName(name, sizeof name, d);
+    all.push_back({{"ordinal", i}, {"pci_bus_id", pci_bus_id(d)}, {"uuid", uuid_of(d)}, {"name", name}});
+  }
+  return all;
+}
+
 nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
-  if (!m_tried) m_driver = cmd.value("driver", std::string());
+  if (!m_tried) {
+    m_driver = cmd.value("driver", std::string());
+    m_ordinal = cmd.value("ordinal", 0);
+  }
   std::string error;
   if (!init(error)) return {{"ok", true}, {"present", false}, {"reason", error}};
+  nlohmann::json all = visible_devices();
   char name[256] = {};
   m_cu.cuDeviceGetName(name, sizeof name, m_dev);
   int major = 0, minor = 0, driver = 0, max_threads = 0;
@@ -80,9 +122,14 @@ nlohmann::json GpuRunner::device(const nlohmann::json& cmd) {
   m_cu.cuDeviceGetAttribute(&max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m_dev);
   m_cu.cuDeviceTotalMem(&memory, m_dev);
   m_cu.cuDriverGetVersion(&driver);
-  if (auto e = warm_up(); !e.empty()) return {{"ok", true}, {"present", false}, {"reason", "no usable CUDA device: " + e}};
+  if (auto e = warm_up(); !e.empty())
+    return {{"ok", true}, {"present", false}, {"reason", "no usable CUDA device: " + e}, {"pci_bus_id", m_pci},
+            {"uuid", m_uuid}, {"ordinal", m_ordinal}, {"all", all}};
   return {{"ok", true},
           {"present", true},
+          {"ordinal", m_ordinal},
+          {"uuid", m_uuid},
+          {"all", all},
           {"name", name},
           {"cc_major", major},
           {"cc_minor", minor},
@@ -244,6 +291,7 @@ nlohmann::json GpuRunner::dims(const nlohmann::json& cmd) {
   const auto& launches = cmd.at("launches");
   if (launches.size() != m_kernels.size()) return reply_error("dims: one entry per kernel of the loaded plan expected");
   m_dims.clear();
+  nlohmann::json occupancy = nlohmann::json::array();
   for (size_t i = 0; i < launches.size(); ++i) {
     LaunchDims d;
     for (int a = 0; a < 3; ++a) {
@@ -267,6 +315,11 @@ nlohmann::json GpuRunner::dims(const nlohmann::json& cmd) {
           !s.empty())
         return reply_error(s);
     m_dims.push_back(d);
+    // The driver's occupancy at this shape (docs/verdict.md "Compiler facts"), where it has the call.
+    int blocks = 0;
+    if (m_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor &&
+        m_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.fn, int(threads), d.smem) == CUDA_SUCCESS)
+      occupancy.push_back(blocks);
   }
   m_workspace_bytes = cmd.value("workspace_bytes", size_t(0));
   if (m_workspace_bytes > m_workspace_cap) {
@@ -278,7 +331,9 @@ nlohmann::json GpuRunner::dims(const nlohmann::json& cmd) {
     m_workspace_cap = m_workspace_bytes;
   }
   m_args_dirty = true;
-  return {{"ok", true}};
+  nlohmann::json reply = {{"ok", true}};
+  if (occupancy.size() == m_dims.size()) reply["occupancy"] = occupancy;
+  return reply;
 }
 
 std::string GpuRunner::prepare_args() {

@@ -26,13 +26,16 @@ void crash_report(int sig) {
 int main(int argc, char** argv) {
   using namespace kwb;
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(sig, crash_report);
-  int cmd_fd = 3, reply_fd = 4, shm_fd = 5;
-  if (!(argc == 3 && std::string(argv[1]) == "--fds" &&
-        std::sscanf(argv[2], "%d,%d,%d", &cmd_fd, &reply_fd, &shm_fd) == 3)) {
-    std::fprintf(stderr, "usage: kwb-gpu-runner --fds CMD,REPLY,SHM (started by the workbench)\n");
+  int cmd_fd = 3, reply_fd = 4, shm_fd = 5, go_fd = -1, done_fd = -1;
+  int fds = argc == 3 && std::string(argv[1]) == "--fds"
+                ? std::sscanf(argv[2], "%d,%d,%d,%d,%d", &cmd_fd, &reply_fd, &shm_fd, &go_fd, &done_fd)
+                : 0;
+  if (fds != 3 && fds != 5) {
+    std::fprintf(stderr, "usage: kwb-gpu-runner --fds CMD,REPLY,SHM[,GO,DONE] (started by the workbench)\n");
     return 2;
   }
   gpu::GpuRunner runner(shm_fd);
+  if (fds == 5) runner.set_pacing(go_fd, done_fd);
   wire::LineReader reader(cmd_fd);
   while (true) {
     nlohmann::json cmd;
@@ -58,5 +61,15 @@ int main(int argc, char** argv) {
     }
     if (cmd.contains("seq")) reply["seq"] = cmd["seq"];  // the answer names its command
     if (!wire::write_line(reply_fd, reply)) return 4;
+    if (reply.contains("paced")) {
+      std::string error;
+      auto end = runner.paced_samples(error);
+      if (end == gpu::GpuRunner::Paced::broken) return 5;
+      if (end == gpu::GpuRunner::Paced::failed) {  // the time command's second (and last) reply
+        nlohmann::json failure = gpu::reply_error(error);
+        if (cmd.contains("seq")) failure["seq"] = cmd["seq"];
+        if (!wire::write_line(reply_fd, failure)) return 4;
+      }
+    }
   }
 }

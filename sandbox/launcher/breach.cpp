@@ -20,6 +20,13 @@ constexpr const char* k_forbidden_calls =
 
 }  // namespace
 
+std::string decoy_text(const std::vector<std::string>& opened, const std::string& who) {
+  std::string paths;
+  for (const auto& p : opened) paths += (paths.empty() ? "" : ", ") + p;
+  return who + " opened " + paths + ": host secrets' paths, where the sandbox keeps decoys with fake contents "
+         "(nothing real was readable); a kernel has no reason to read them, so this is an escape attempt";
+}
+
 BreachReport breach(const Outcome& o, const std::string& who) {
   BreachReport r;
   const Profile& p = o.profile;
@@ -46,6 +53,9 @@ BreachReport breach(const Outcome& o, const std::string& who) {
     r.reason = who + " was killed by the sandbox's seccomp filter (SIGSYS) for calling " +
                (o.denied_syscall.empty() ? "a forbidden system call (one of " + std::string(k_forbidden_calls) + ")"
                                          : o.denied_syscall + ", a system call the sandbox forbids");
+  } else if (!o.decoys_opened.empty()) {
+    r.kind = Breach::decoy;
+    r.reason = decoy_text(o.decoys_opened, who);
   } else if (o.signal == SIGXCPU) {
     r.kind = Breach::cpu_time;
     r.reason = who + " used up the " + profile + "'s CPU time limit of " + std::to_string(p.cpu_seconds) + " s";
@@ -62,6 +72,8 @@ BreachReport breach(const Outcome& o, const std::string& who) {
     r.reason = r.note;
     r.note.clear();
   }
+  if (!o.decoys_opened.empty() && r.kind != Breach::decoy)
+    r.note += (r.note.empty() ? "" : "; ") + decoy_text(o.decoys_opened, who);
   return r;
 }
 

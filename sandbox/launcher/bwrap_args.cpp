@@ -78,7 +78,10 @@ std::vector<std::string> bwrap_argv(const Request& req, const BwrapSetup& setup)
   add(argv, {"--dev", "/dev"});
   if (profile.gpu) {
     for (const auto& node : gpu_device_nodes(setup.dev_dir)) {
-      add(argv, {"--dev-bind", node.string(), "/dev/" + node.filename().string()});
+      const std::string name = node.filename().string();
+      const bool numbered = name.size() > 6 && all_digits(std::string_view(name).substr(6));
+      if (numbered && profile.gpu_minor >= 0 && name != "nvidia" + std::to_string(profile.gpu_minor)) continue;
+      add(argv, {"--dev-bind", node.string(), "/dev/" + name});
     }
     add(argv, {"--ro-bind", "/sys", "/sys"});
   }

@@ -1,5 +1,5 @@
 // kwb-sandbox: runs one command through kwb::sandbox and prints the Outcome as JSON.
-//   kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]
+//   kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--decoys] [--wall-ms N] [--memory-mb N]
 //               [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...
 //               [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]
 //               [--repeat N [--baseline]] [--print-argv] -- CMD ARGS...
@@ -30,7 +30,7 @@ using kwb::sandbox::Request;
 constexpr const char* k_usage =
     "usage: kwb-sandbox [--profile compile|run] [--job DIR] [--job-rw] [--wall-ms N] [--memory-mb N]\n"
     "                   [--max-processes N] [--cgroup-parent NAME|off] [--ro HOST:INSIDE]...\n"
-    "                   [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--bwrap PATH]\n"
+    "                   [--rw HOST:INSIDE]... [--env NAME=VALUE]... [--gpu] [--decoys] [--bwrap PATH]\n"
     "                   [--repeat N [--baseline]] [--print-argv] -- CMD ARGS...\n";
 
 struct Options {
@@ -62,6 +62,7 @@ std::string parse(int argc, char** argv, Options& o) {
     }
     if (arg == "--gpu") { o.req.profile.gpu = true; continue; }
     if (arg == "--job-rw") { o.req.profile.job_writable = true; continue; }
+    if (arg == "--decoys") { o.req.profile.decoys = kwb::sandbox::candidate_decoys(); continue; }
     if (arg == "--print-argv") { o.print_argv = true; continue; }
     if (arg == "--baseline") { o.baseline = true; continue; }
     if (arg == "-h" || arg == "--help") return "help";
@@ -112,7 +113,7 @@ nlohmann::json to_json(const kwb::sandbox::Outcome& o) {
           {"stdout_truncated", o.stdout_truncated}, {"stderr_truncated", o.stderr_truncated},
           {"memory_limit_hit", o.memory_limit_hit}, {"process_limit_hit", o.process_limit_hit},
           {"output_limit_hit", o.output_limit_hit}, {"memory_peak_bytes", o.memory_peak_bytes},
-          {"denied_syscall", o.denied_syscall}, {"cgroup", o.cgroup_enforced}, {"limits", o.limits},
+          {"denied_syscall", o.denied_syscall}, {"decoys_opened", o.decoys_opened}, {"cgroup", o.cgroup_enforced}, {"limits", o.limits},
           {"breach", b.reason + (b.note.empty() ? "" : (b.reason.empty() ? "" : "; ") + b.note)}};
 }
 

@@ -193,6 +193,11 @@ bool Process::process_limit_reached() {
   return m_impl->cgroup && m_impl->cgroup->process_limit_hit();
 }
 
+std::vector<std::string> Process::decoys_opened() {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->decoys ? m_impl->decoys->opened() : std::vector<std::string>{};
+}
+
 std::vector<pid_t> Process::members() {
   std::lock_guard lock(m_impl->mutex);
   return m_impl->cgroup ? m_impl->cgroup->members() : std::vector<pid_t>{};
@@ -296,6 +301,7 @@ Outcome Process::wait(milliseconds timeout) {
   // sandbox: nothing inside can signal it.
   out.killed_from_outside = bwrap_signalled && !s.kill_requested && !(s.drain && s.drain->overflowed()) &&
                             !out.memory_limit_hit;
+  if (s.decoys) out.decoys_opened = s.decoys->opened();
   if (out.signal == SIGSYS) out.denied_syscall = detail::seccomp_kills_since(s.kmsg_fd, s.pid);
   if (s.kmsg_fd >= 0) {
     close(s.kmsg_fd);

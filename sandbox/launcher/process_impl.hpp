@@ -13,6 +13,7 @@
 #include <string>
 
 #include "launcher/cgroup.hpp"
+#include "launcher/decoys.hpp"
 #include "launcher/output_drain.hpp"
 #include "launcher/sandbox.hpp"
 
@@ -35,6 +36,7 @@ struct Process::Impl {
   std::string limits;                         // Outcome::limits
   int kmsg_fd = -1;                           // /dev/kmsg from spawn on (kernel_log.hpp), or -1
   std::string name;                           // bwrap's argv[0], which pid 1 inherits (spawn.cpp)
+  std::unique_ptr<detail::Decoys> decoys;     // Profile::decoys, watched; null without
 
   std::mutex mutex;          // guards everything below (kill() may race with wait())
   std::string status_text;   // what bwrap wrote to the status fd so far

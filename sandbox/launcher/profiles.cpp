@@ -36,6 +36,12 @@ Profile run_profile() {
   return p;
 }
 
+std::vector<std::string> candidate_decoys() {
+  return {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key",
+          "/root/.ssh/id_rsa", "/root/.ssh/id_ed25519", "/root/.bash_history", "/root/.aws/credentials",
+          "/root/.docker/config.json", "/root/.git-credentials"};
+}
+
 std::vector<std::pair<std::string, std::string>> default_env() {
   return {{"PATH", "/usr/bin:/bin"}, {"HOME", "/job"}, {"TMPDIR", "/tmp"}, {"LANG", "C.UTF-8"}};
 }

@@ -45,11 +45,20 @@ struct Profile {
   int64_t address_space_bytes = 0;
   bool job_writable = true;               // /job read-write (compile) or read-only (run)
   bool gpu = false;                       // pass the NVIDIA device nodes and /sys through
+  // With gpu: the one /dev/nvidia<N> passed (nvidiactl and the uvm nodes always are); -1 = every
+  // GPU's node (docs/architecture.md "Lanes": each lane's sandbox sees its own GPU only).
+  int gpu_minor = -1;
   // For candidate code (seccomp_filter.hpp): the calls other commands get EPERM for (sockets but
   // AF_UNIX, io_uring, chroot) kill instead, and so does starting a process (threads are fine), so
   // that an attempt reaches the verdict instead of failing quietly.
   bool strict_seccomp = false;
+  // Decoy host secrets (decoys.hpp): fake files bound read-only at these inside paths and watched
+  // from outside; an open of one is reported (Outcome::decoys_opened). Candidate runs get
+  // candidate_decoys(); other profiles none.
+  std::vector<std::string> decoys;
 };
+// The paths an escape attempt reads first, none of which the sandbox otherwise has.
+std::vector<std::string> candidate_decoys();
 Profile compile_profile();
 Profile run_profile();
 
@@ -91,6 +100,8 @@ struct Outcome {
   // neither the wall-clock limit nor kill() sent: the machine's fault (an administrator, the
   // host's OOM killer), not the command's. `signal` holds that signal.
   bool killed_from_outside = false;
+  // Decoys (Profile::decoys) the command opened, by inside path, sorted.
+  std::vector<std::string> decoys_opened;
   Profile profile;                 // the limits it ran under
 
   bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
@@ -98,13 +109,15 @@ struct Outcome {
 
 // Which limit or rule stopped a sandbox, judged from its Outcome, with a sentence a person can
 // act on. `who` names the command in the sentence ("the candidate", "the compiler").
-enum class Breach { none, forbidden_syscall, memory, output, cpu_time, wall_time, file_size, processes, outside_kill };
+enum class Breach { none, forbidden_syscall, memory, output, cpu_time, wall_time, file_size, processes, outside_kill, decoy };
 struct BreachReport {
   Breach kind = Breach::none;
   std::string reason;  // empty for none
   std::string note;    // extra hint (e.g. the process limit was reached) to append to any reason
 };
 BreachReport breach(const Outcome& outcome, const std::string& who);
+// The sentence for decoys a command opened (Breach::decoy), also used while a session runs.
+std::string decoy_text(const std::vector<std::string>& opened, const std::string& who);
 
 // Where job cgroups are made: a folder of this name under the root of each cgroup hierarchy
 // ("kwb" by default: /sys/fs/cgroup/kwb on v2, /sys/fs/cgroup/{memory,pids}/kwb on v1), or "off"
@@ -148,6 +161,8 @@ class Process {
   // The job cgroup's process limit has refused a fork or thread at least once so far (false
   // without a job cgroup), read while the sandbox runs.
   bool process_limit_reached();
+  // Decoys (Profile::decoys) opened so far, by inside path, sorted; empty without decoys.
+  std::vector<std::string> decoys_opened();
 
   struct Impl;
   explicit Process(std::unique_ptr<Impl> impl);

@@ -238,6 +238,13 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   Request req = request;  // bwrap resolves relative paths against its cwd; be explicit
   req.job_dir = std::filesystem::absolute(req.job_dir);
   for (Bind& b : req.binds) b.host = std::filesystem::absolute(b.host);
+  std::unique_ptr<detail::Decoys> decoys;
+  if (!req.profile.decoys.empty()) {
+    auto planted = detail::Decoys::plant(req.profile.decoys);
+    if (!planted) return std::unexpected(planted.error());
+    decoys = std::move(*planted);
+    for (Bind& b : decoys->binds()) req.binds.push_back(std::move(b));
+  }
 
   Fd null_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null_fd.get() < 0) return util::fail(k_where, "cannot open /dev/null: " + errno_text(errno));
@@ -331,6 +338,7 @@ util::Result<std::unique_ptr<Process>> spawn(const Request& request) {
   impl->name = name;
   impl->cgroup = std::move(cgroup);
   impl->limits = std::move(limits);
+  impl->decoys = std::move(decoys);
   impl->pidfd = detail::pidfd_open(pid);
   if (impl->pidfd < 0) {
     int err = errno;

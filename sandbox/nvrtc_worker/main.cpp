@@ -72,7 +72,7 @@ bool compile(int reply_fd, const nlohmann::json& cmd) {
     while (!log.empty() && log.back() == '\0') log.pop_back();
   }
   if (log.size() > (256u << 10)) log = log.substr(0, 256u << 10) + "\n[log truncated]\n";
-  std::string cubin, l2_policy;
+  std::string cubin, l2_policy, ptx;
   if (compiled == NVRTC_SUCCESS) {
     size_t n = 0;
     if (nvrtcGetCUBINSize(p.prog, &n) != NVRTC_SUCCESS || n == 0)
@@ -82,11 +82,11 @@ bool compile(int reply_fd, const nlohmann::json& cmd) {
       return kwb::wire::write_line(reply_fd, error("nvrtcGetCUBIN failed"));
     // NVRTC keeps the PTX of a real-architecture compile too.
     size_t ptx_size = 0;
-    std::string ptx;
     if (nvrtcGetPTXSize(p.prog, &ptx_size) != NVRTC_SUCCESS || ptx_size == 0)
       return kwb::wire::write_line(reply_fd, error("NVRTC kept no PTX to check for L2 cache policies"));
     ptx.resize(ptx_size);
     if (nvrtcGetPTX(p.prog, ptx.data()) != NVRTC_SUCCESS) return kwb::wire::write_line(reply_fd, error("nvrtcGetPTX failed"));
+    while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
     l2_policy = l2_policy_in(ptx);
   }
   nlohmann::json header = {{"ok", true},
@@ -94,9 +94,10 @@ bool compile(int reply_fd, const nlohmann::json& cmd) {
                            {"result", nvrtcGetErrorString(compiled)},
                            {"log", log},
                            {"l2_policy", l2_policy},
-                           {"cubin_bytes", cubin.size()}};
+                           {"cubin_bytes", cubin.size()},
+                           {"ptx_bytes", ptx.size()}};
   if (!kwb::wire::write_line(reply_fd, header)) return false;
-  return write_all(reply_fd, cubin.data(), cubin.size());
+  return write_all(reply_fd, cubin.data(), cubin.size()) && write_all(reply_fd, ptx.data(), ptx.size());
 }
 
 // libnvrtc opens libnvrtc-builtins by name at the first compile; inside the sandbox there is no

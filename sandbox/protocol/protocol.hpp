@@ -22,6 +22,17 @@
 //                                                   writes its own duration (int64 ns, 8 bytes) on
 //                                                   DONE; 'e' on GO ends the batch (no reply). The
 //                                                   evaluator's timestamps are the samples.
+//   {"op":"time",...,"paced":true}                  (kwb-gpu-runner, a cuda-launcher loaded, --fds
+//                                                   with GO,DONE) acknowledged the same way; then
+//                                                   per sample: 'p' on GO -> the runner prepares
+//                                                   (poison, flush, device idle) and writes 'r' (or
+//                                                   'x': failed) on DONE; 'g' on GO -> it times the
+//                                                   call by events and writes {int64 ns, int64
+//                                                   flags} (1 throttled, 2 failed) on DONE; 'e'
+//                                                   ends. A failure's reason follows as a second
+//                                                   reply to the time command. The evaluator raises
+//                                                   each figure to its own window less an allowance
+//                                                   (eval/runner_client_gpu_paced.cpp).
 // Every command carries "seq" (1, 2, ...: its number in the session) and every reply echoes it.
 // Replies: {"ok":true,"seq":N[,"ns":[...]]} or {"ok":false,"seq":N,"error":"..."}; "ns" are
 // per-call durations from CLOCK_MONOTONIC read by raw syscall (not the vDSO). The evaluator
@@ -41,6 +52,10 @@
 //                        idle device with persisting L2 lines reset)
 //   {"op":"dims","launches":[{"grid":[x,y,z],"block":[x,y,z],"smem":N}...],"workspace_bytes":W}
 //                         (per workload and config, after map; evaluated by the trusted side)
+//                      -> {"ok":true,"occupancy":[blocks per SM of each launch]} (the driver's
+//                         cuOccupancyMaxActiveBlocksPerMultiprocessor; absent where it has none);
+//                         load answers {"ok":true,"kernels":[{name, registers, static_smem,
+//                         local_bytes, max_threads}]} (cuFuncGetAttribute)
 //   {"op":"stats"}     -> {"discarded":N,"throttled_kept":M,"sm_clock_min_mhz":..,...} since the
 //                         last stats (samples retaken because the SM clock throttled)
 //   {"op":"calibrate"} -> {"copy_bytes_per_s":..,"fma_flops_per_s":..}
@@ -52,8 +67,9 @@
 //   {"op":"compile","name":"candidate.cu","source":"...","options":["--gpu-architecture=sm_90a",..]}
 //                      -> {"ok":true,"compiled":bool,"result":"NVRTC_SUCCESS","log":"...",
 //                          "l2_policy":"createpolicy" (the PTX's first L2 eviction-policy
-//                          instruction, "" when none), "cubin_bytes":N} followed by exactly N raw
-//                          bytes of cubin
+//                          instruction, "" when none), "cubin_bytes":N,"ptx_bytes":M} followed by
+//                          exactly N raw bytes of cubin, then M bytes of its PTX (the trusted
+//                          side stores both and reads the compiler facts from the PTX and log)
 //   {"op":"quit"}
 #include <string>
 

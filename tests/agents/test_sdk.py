@@ -72,6 +72,11 @@ class AgentSdk(unittest.TestCase):
         self.assertIn(sub["id"], [x["id"] for x in listed])
         self.assertEqual([x["note"] for x in self.agent.iter_candidates(op="vector_add", page_size=1) if x["id"] == sub["id"]],
                          [note])
+        # mine: this token's own candidates (the reviewer token submitted none of them)
+        self.assertTrue(self.agent.candidate(sub["id"])["mine"])
+        self.assertFalse(self.reviewer.candidate(sub["id"])["mine"])
+        self.assertIn(sub["id"], [x["id"] for x in self.agent.iter_candidates(mine=True)])
+        self.assertNotIn(sub["id"], [x["id"] for x in self.reviewer.candidates(mine=True)["items"]])
 
     def test_wrong_kernel_names_its_first_mismatch(self) -> None:
         v = self.agent.evaluate("vector_add", WRONG, bench=["n1M"], timeout=300)
@@ -232,16 +237,62 @@ class AgentSdk(unittest.TestCase):
         with self.assertRaises(kwb.CandidateCancelled):
             self.agent.verdict(sub["id"])
         self.assertEqual(self.agent.cancel(sub["id"])["state"], "cancelled")
+        with self.assertRaises(kwb.ConflictError) as cm:  # promoting it says why it cannot be
+            self.reviewer.promote(sub["id"])
+        self.assertEqual(cm.exception.type, "not_promotable")
+        self.assertIn("was cancelled before it got a verdict", str(cm.exception))
+
+    # --- profiles ---------------------------------------------------------------------------
+
+    def test_profile_request_of_a_cpu_candidate_is_not_applicable(self) -> None:
+        sub = self.agent.submit("vector_add", VECTORIZED, bench=["n1M"], note=unique("sdk profile"), profile=True)
+        c = self.agent.wait(sub["id"], timeout=300)
+        self.assertTrue(c["profile"])
+        self.assertEqual(c["verdict"]["profile"]["status"], "not_applicable", c["verdict"].get("profile"))
+        again = self.agent.profile(sub["id"])  # a profile pass: a new candidate, parent the first
+        self.assertEqual(again["parent"], sub["id"])
+        self.assertNotEqual(again["id"], sub["id"])
+        self.assertEqual(again["links"]["profile"], "/v1/candidates/" + again["id"] + "/profile")
+        second = self.agent.wait(again["id"], timeout=300)
+        self.assertEqual((second["parent"], second["profile"], second["bench"]), (sub["id"], True, ["n1M"]))
+        self.assertEqual(second["verdict"]["profile"]["status"], "not_applicable")
+        with self.assertRaises(kwb.NotFoundError):
+            self.agent.profile("c-0000000000000000")
 
     # --- review, library, daemon, tokens ----------------------------------------------------
 
     def test_review_and_library_calls(self) -> None:
-        v = self.agent.evaluate("vector_add", VECTORIZED.replace("// ", "// tweaked: ", 1), bench=["n1M"], timeout=300)
+        tweaked = VECTORIZED.replace("// ", f"// tweaked {uuid.uuid4().hex[:8]}: ", 1)
+        v = self.agent.evaluate("vector_add", tweaked, bench=["n1M"], timeout=300)
         cid = v["candidate"]
+        self.assertEqual(v["status"], "accepted", v["reason"])
+        twin_verdict = self.agent.evaluate("vector_add", tweaked, bench=["n1M"], timeout=300)
+        self.assertEqual(twin_verdict["status"], "accepted", twin_verdict["reason"])
+        twin = twin_verdict["candidate"]
         d = self.agent.diff(cid)
         self.assertEqual((d["id"], d["op"]), (cid, "vector_add"))
+        # The reviewer's evidence: author, bench subset, identical sources, per-workload ± and samples.
+        self.assertEqual((d["author"], d["bench"], d["bench_subset"]), ("sdk-agent", ["n1M"], True))
+        self.assertEqual([o["id"] for o in d["same_source"]], [twin])
+        board = self.agent.leaderboard("vector_add", limit=500)
+        rows = {row["id"]: row for row in board["candidates"]}
+        self.assertIn(cid, rows, board)
+        self.assertIn(twin, rows, board)
+        self.assertEqual({rows[cid]["author"], rows[twin]["author"]}, {"sdk-agent"})
+        self.assertTrue(rows[cid]["bench_subset"])
+        self.assertEqual(sorted([rows[cid]["same_source_as"] is None, rows[twin]["same_source_as"] is None]),
+                         [False, True])
+        self.assertEqual([w["workload"] for w in rows[cid]["workloads"]], ["n1M"])
+        self.assertGreater(rows[cid]["workloads"][0]["samples"], 0)
+        with self.assertRaises(kwb.ForbiddenError):
+            self.agent.review()
+        queue = self.reviewer.review(op="vector_add")
+        self.assertGreaterEqual(queue["pending"], len(queue["candidates"]))
+        for row in queue["candidates"]:
+            self.assertTrue(row["beats_incumbent"], row)
+        self.reviewer.reject(twin, "sdk test: the twin")
         self.assertEqual(d["incumbent"]["kernel"], "vector_add/cpu/vectorized.cpp")
-        self.assertIn("+// tweaked: ", d["diff"])
+        self.assertIn("+// tweaked ", d["diff"])
         self.assertEqual(self.agent.diff_text(cid), d["diff"])
         self.assertIn(cid, [row["id"] for row in self.agent.leaderboard("vector_add", limit=500)["candidates"]])
         lib = self.agent.library()
@@ -272,6 +323,13 @@ class AgentSdk(unittest.TestCase):
         self.assertEqual((h["status"], h["auth"]), ("ok", True))
         self.assertIn("cpu", h["backends"])
         self.assertEqual(self.agent.devices()[0]["kind"], "cpu")
+        classes = self.agent.device_classes()  # the local machine's: its CPU class first
+        self.assertEqual(classes[0]["kind"], "cpu")
+        self.assertTrue(classes[0]["device_class"].startswith("cpu-"), classes)
+        with self.assertRaises(kwb.ApiError) as refused:
+            self.agent.submit("vector_add", "int x;", device_class="cuda-sm_1000")
+        self.assertEqual(refused.exception.status, 422)
+        self.assertIn(classes[0]["device_class"], str(refused.exception))
         self.assertIn("entry-signature", [r["id"] for r in self.agent.analysis_rules()["rules"]])
         self.assertIn("/v1/candidates", self.agent.openapi()["paths"])
         self.assertIn("kwb_queue_depth", self.agent.metrics())

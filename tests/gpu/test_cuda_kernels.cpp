@@ -39,7 +39,8 @@ TEST_P(ShippedCudaKernel, IsAccepted) {
   EXPECT_TRUE(timed) << "no bench workload was timed";
   // Ops whose spec names a vendor baseline (cuBLAS, CUB) get vs_baseline on every timed workload:
   // the baseline itself was accepted on the same checks, then timed in its own runner.
-  auto spec = nlohmann::json::parse(read_text(source_dir() / "specs" / k.op / "spec.json"), nullptr, false);
+  auto spec = nlohmann::json::parse(read_text(source_dir() / "specs" / k.op / "spec.json"), nullptr, false, /*ignore_comments=*/true);
+  ASSERT_TRUE(spec.is_object()) << k.op << ": spec.json does not parse";
   if (spec.is_object() && spec.contains("baselines")) {
     EXPECT_TRUE(r.verdict["summary"]["geomean_vs_baseline"].is_number()) << r.verdict["reason"];
     for (const auto& w : r.verdict["workloads"])

@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "daemon_support.hpp"
@@ -71,6 +72,9 @@ TEST_F(AgentContract, TemplateFromTheSpecAloneIsAcceptedOnCpuAndCompilesForCuda)
             "extern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n, cudaStream_t stream)");
   EXPECT_EQ(contract["cuda"]["launch_args"], "(a, b, c, n)");
   EXPECT_TRUE(contract["cpu"]["template"]["complete"]) << "vector_add ships template.f32.cpp";
+  EXPECT_TRUE(contract["cuda"]["template"]["complete"]) << "vector_add ships template.f32.cu";
+  EXPECT_EQ(contract["cuda"]["template"]["file"], "template.f32.cu");
+  EXPECT_TRUE(contract["cuda-launcher"]["template"]["complete"]) << "vector_add ships template.f32.launcher.cu";
 
   auto health = json_of(c.Get("/v1/health"));
   for (const std::string backend : {"cpu", "cuda", "cuda-launcher"}) {
@@ -89,6 +93,39 @@ TEST_F(AgentContract, TemplateFromTheSpecAloneIsAcceptedOnCpuAndCompilesForCuda)
     else  // analysed and compiled; no GPU on this machine
       EXPECT_EQ(cand["verdict"]["status"], "no_device") << cand["verdict"]["reason"];
   }
+}
+
+// Every starter op serves a complete (shipped, correct) template for every variant and backend;
+// the launcher's host entry is the contract's prototype. (tests/integration/test_spec_templates
+// evaluates each file; gpu_tests' ShippedCudaTemplate requires accepted on the H200.)
+TEST_F(AgentContract, EveryOpServesACompleteTemplatePerVariantAndBackend) {
+  auto c = client();
+  auto list = json_of(c.Get("/v1/specs"));
+  ASSERT_TRUE(list.is_array() || list.contains("specs")) << list.dump();
+  const auto& specs = list.is_array() ? list : list["specs"];
+  size_t templates = 0;
+  for (const auto& entry : specs) {
+    const std::string op = entry["op"];
+    auto spec = json_of(c.Get("/v1/specs/" + op));
+    ASSERT_TRUE(spec["contract"].is_object()) << op;
+    for (const auto& [variant, backends] : spec["contract"].items())
+      for (const char* backend : {"cpu", "cuda", "cuda-launcher"}) {
+        SCOPED_TRACE(op + "/" + variant + "/" + backend);
+        const auto& t = backends[backend]["template"];
+        EXPECT_TRUE(t["complete"].get<bool>());
+        EXPECT_TRUE(t["file"].is_string()) << t.dump();
+        templates += t["complete"].get<bool>() ? 1 : 0;
+      }
+    for (const auto& [variant, backends] : spec["contract"].items()) {
+      std::string source = backends["cuda-launcher"]["template"]["source"], flat;
+      for (char ch : source)  // blanks and line breaks read as one blank
+        if (!(std::isspace(static_cast<unsigned char>(ch)) && !flat.empty() && flat.back() == ' '))
+          flat += std::isspace(static_cast<unsigned char>(ch)) ? ' ' : ch;
+      EXPECT_NE(flat.find(backends["cuda-launcher"]["prototype"].get<std::string>() + " {"), std::string::npos)
+          << op << "/" << variant << ":\n" << source;
+    }
+  }
+  EXPECT_EQ(templates, 30u) << "9 starter specs, 10 variants, 3 backends";
 }
 
 // Every op's cpu contract: a prototype that the analyzer's rejection message repeats exactly.
@@ -110,10 +147,15 @@ TEST_F(AgentContract, ProgressEventsNameEachWorkloadWithSamples) {
   ASSERT_EQ(cand["status"], "accepted");
   auto page = json_of(client().Get("/v1/candidates/" + cand["id"].get<std::string>() + "/events?wait=0"));
   std::set<std::string> validated, benched;
-  size_t most_samples = 0;
+  size_t most_samples = 0, decide_notes = 0;
   for (const auto& e : page["events"]) {
     if (e["kind"] != "progress") continue;
     const auto& d = e["data"];
+    if (d["stage"] == "decide") {  // the comparison with the incumbent, in words
+      EXPECT_TRUE(d["detail"].is_string() && !d["detail"].get<std::string>().empty()) << d.dump();
+      ++decide_notes;
+      continue;
+    }
     ASSERT_TRUE(d["params"].is_object()) << d.dump();
     if (d["stage"] == "validate") validated.insert(d["workload"]);
     if (d["stage"] == "benchmark") {
@@ -128,6 +170,28 @@ TEST_F(AgentContract, ProgressEventsNameEachWorkloadWithSamples) {
     EXPECT_EQ(benched.count(w["name"]), on_cpu ? 1u : 0u) << w["name"];
   }
   EXPECT_GT(most_samples, 0u) << "no sample counts during benchmark";
+  // Each stage starts once and ends once, in that order, before the verdict; the decide stage's
+  // comparison with the library's vector_add incumbent reports between its start and its end.
+  std::map<std::string, int> starts, ends;
+  bool verdict_seen = false;
+  for (const auto& e : page["events"]) {
+    if (e["kind"] == "verdict") verdict_seen = true;
+    if (e["kind"] != "stage") continue;
+    EXPECT_FALSE(verdict_seen) << "a stage event after the verdict: " << e.dump();
+    const std::string stage = e["data"]["stage"];
+    if (e["data"]["finished"].get<bool>()) {
+      EXPECT_EQ(starts[stage], 1) << stage << " ended before it started: " << page.dump();
+      ++ends[stage];
+    } else {
+      EXPECT_EQ(ends[stage], 0) << stage << " started again after its end: " << e.dump();
+      ++starts[stage];
+    }
+  }
+  for (const char* stage : {"analyze", "compile", "validate", "benchmark", "decide"}) {
+    EXPECT_EQ(starts[stage], 1) << stage;
+    EXPECT_EQ(ends[stage], 1) << stage;
+  }
+  EXPECT_GT(decide_notes, 0u) << "the comparison with the incumbent told nothing: " << page.dump();
 }
 
 TEST_F(AgentContract, ReviewDecisionReachesTheCandidateAndItsEvents) {
@@ -230,6 +294,10 @@ TEST_F(AgentContract, OpenApiDocumentIsValidAndComplete) {
   EXPECT_EQ(doc["paths"]["/v1/specs/{op}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
             "#/components/schemas/Spec");
   EXPECT_TRUE(doc["components"]["schemas"]["Candidate"]["properties"].contains("decision"));
+  // The reviewer's list (issue 17, point 7) is documented with its role and schema.
+  EXPECT_EQ(doc["paths"]["/v1/review"]["get"]["x-kwb-role"], "reviewer");
+  EXPECT_EQ(doc["paths"]["/v1/review"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ReviewQueue");
   EXPECT_EQ(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
   for (const auto& [path, methods] : doc["paths"].items())
     for (const auto& [method, op] : methods.items()) {

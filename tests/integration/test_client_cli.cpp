@@ -152,6 +152,19 @@ TEST_F(ClientCli, SpecsOverHttp) {
   EXPECT_NE(missing.out.find("404 not_found"), std::string::npos) << missing.out;
 }
 
+// The review commands (docs/api.md "The CLI clients"): 1 when the daemon refused (4xx), 2 when it
+// could not be asked.
+TEST_F(ClientCli, ReviewCommandsExitOneWhenTheDaemonRefuses) {
+  for (const std::string args : {"promote c-0123456789abcdef", "reject c-0123456789abcdef --reason no",
+                                 "diff c-0123456789abcdef", "leaderboard no_such_op", "library no_such_op"}) {
+    auto r = kwb(args, true);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("HTTP 404"), std::string::npos) << args << ": " << r.out;
+  }
+  auto unreachable = run_command((bin_dir() / "kwb").string() + " promote c-0123456789abcdef --server http://127.0.0.1:1 2>&1");
+  EXPECT_EQ(unreachable.exit_code, 2) << unreachable.out;
+}
+
 TEST(ClientCliNoDaemon, UnreachableServerExitsTwoAndSaysSo) {
   // Port 1 on loopback: nothing listens there.
   auto r = run_command((bin_dir() / "kwb").string() + " list --server http://127.0.0.1:1 2>&1");

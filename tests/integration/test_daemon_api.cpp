@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon_support.hpp"
+#include "library/device_class.hpp"
 
 namespace {
 
@@ -183,6 +184,14 @@ TEST_F(DaemonApi, CancelAQueuedOrRunningCandidate) {
   auto got = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   EXPECT_EQ(got["state"], "cancelled") << got.dump();
   EXPECT_TRUE(got["verdict"].is_null());
+  // Promoting it says why it cannot be (issue 17, point 7), not a generic refusal.
+  auto p = c.Post("/v1/candidates/" + id + "/promote", "", "application/json");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->status, 409);
+  EXPECT_EQ(body_of(p)["error"]["type"], "not_promotable");
+  EXPECT_NE(body_of(p)["error"]["message"].get<std::string>().find("was cancelled before it got a verdict"),
+            std::string::npos)
+      << p->body;
   // The running one is stopped (its sandbox killed), well before the 10 s run limit.
   auto t0 = std::chrono::steady_clock::now();
   auto busy_final = body_of(c.Get("/v1/candidates/" + busy["id"].get<std::string>() + "?wait=60"));
@@ -253,6 +262,63 @@ TEST_F(DaemonApi, MalformedRequestsGetClear4xx) {
   auto bad_q = c.Get("/v1/candidates?limit=abc");
   ASSERT_TRUE(bad_q);
   EXPECT_EQ(bad_q->status, 400);
+}
+
+// GET /v1/devices lists this machine's device classes with their calibration; a submission may
+// ask for one of them, and an unknown class, or one of the other kind, is refused naming the known
+// ones (docs/fleet.md "Device classes").
+TEST_F(DaemonApi, ASubmissionMayAskForALocalDeviceClassAndAnUnknownOneIsRefused) {
+  ASSERT_TRUE(s_daemon->running()) << s_daemon->log();
+  auto c = client();
+  auto devices = body_of(c.Get("/v1/devices"));
+  ASSERT_TRUE(devices.is_object()) << devices;
+  EXPECT_EQ(devices["executor"], "local");
+  const std::string cpu_class = kwb::library::host_cpu_class();
+  ASSERT_FALSE(devices["device_classes"].empty()) << devices.dump(2);
+  const auto& first = devices["device_classes"][0];
+  EXPECT_EQ(first["device_class"], cpu_class) << devices.dump(2);
+  EXPECT_EQ(first["kind"], "cpu");
+  EXPECT_TRUE(first["partition"].is_null());
+  // The class's device is this machine's calibrated CPU (calibrated at start-up).
+  ASSERT_EQ(first["devices"].size(), 1u) << devices.dump(2);
+  bool listed = false;
+  for (const auto& d : devices["devices"])
+    if (d["id"] == first["devices"][0]) {
+      listed = true;
+      EXPECT_EQ(d["device_class"], cpu_class);
+      EXPECT_GT(d["copy_bytes_per_s"].get<double>(), 0);
+    }
+  EXPECT_TRUE(listed) << devices.dump(2);
+
+  auto ask = [&](const std::string& device_class, const std::string& backend = "cpu") {
+    nlohmann::json body = {{"op", "vector_add"}, {"source", vector_add_source("class " + device_class)},
+                           {"backend", backend}, {"device_class", device_class}};
+    return c.Post("/v1/candidates", body.dump(), "application/json");
+  };
+  for (const auto& [cls, backend] : {std::pair{std::string("cpu-aarch64"), "cpu"}, std::pair{std::string("cuda-sm_1000"), "cuda"},
+                                     std::pair{cpu_class, "cuda"}}) {
+    auto r = ask(cls, backend);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 422) << cls << " " << backend << ": " << r->body;
+    EXPECT_EQ(body_of(r)["error"]["type"], "unknown_device_class") << r->body;
+    EXPECT_NE(r->body.find("known: " + cpu_class), std::string::npos) << r->body;
+    EXPECT_NE(r->body.find("device_class"), std::string::npos) << r->body;
+  }
+  auto typed = c.Post("/v1/candidates", nlohmann::json{{"op", "vector_add"}, {"source", vector_add_source()}, {"device_class", 3}}.dump(),
+                      "application/json");
+  ASSERT_TRUE(typed);
+  EXPECT_EQ(typed->status, 400) << typed->body;
+
+  auto r = ask(cpu_class);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  const std::string id = body_of(r)["id"];
+  auto got = body_of(c.Get("/v1/candidates/" + id));
+  EXPECT_EQ(got["device_class"], cpu_class) << got.dump(2);
+  auto listed_by_class = body_of(c.Get("/v1/candidates?device_class=" + cpu_class));
+  ASSERT_FALSE(listed_by_class["items"].empty());
+  for (const auto& item : listed_by_class["items"]) EXPECT_EQ(item["device_class"], cpu_class);
+  EXPECT_TRUE(body_of(c.Get("/v1/candidates?device_class=cuda-sm_1000"))["items"].empty());
 }
 
 TEST_F(DaemonApi, OpenApiDocumentMatchesTheRoutes) {

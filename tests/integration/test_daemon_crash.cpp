@@ -57,7 +57,7 @@ TEST(DaemonCrash, KillNineWithTwentyInFlightLosesNothing) {
   for (const auto& id : ids) {
     auto got = nlohmann::json::parse(c2.Get("/v1/candidates/" + id + "?wait=60")->body);
     EXPECT_EQ(got["state"], "done") << id << ": " << got.dump();
-    EXPECT_EQ(got["verdict"]["status"], "accepted") << id;
+    EXPECT_EQ(got["verdict"]["status"], "accepted") << id << ": " << got["verdict"].dump(2);
     if (got["attempts"].get<int>() > 1) ++retried;
     auto events = nlohmann::json::parse(c2.Get("/v1/candidates/" + id + "/events?wait=0")->body);
     int verdicts = 0;

@@ -80,8 +80,8 @@ class BackgroundLoad {
 
 struct Trial {
   bool promotable = false;
-  bool has_decision = false;
-  std::string reason;
+  bool has_decision = false;  // false: "not compared" (e.g. the incumbent could not be re-timed): a refusal
+  std::string status, reason;
   std::map<std::string, std::string> labels;
   std::map<std::string, double> ratios;
 };
@@ -96,8 +96,12 @@ Trial compare(const fs::path& source, const std::string& op, const fs::path& ws,
   auto v = nlohmann::json::parse(r.out, nullptr, false);
   EXPECT_TRUE(v.is_object()) << r.out;
   if (!v.is_object()) return t;
-  EXPECT_EQ(v.value("status", ""), "accepted") << v.value("reason", "");
+  t.status = v.value("status", "");
   t.reason = v.value("reason", "");
+  // A correct kernel is never judged wrong; a limit hit on a loaded machine (time_limit, error)
+  // is a refusal to decide, counted with "not compared".
+  for (const char* wrong : {"incorrect", "compile_error", "rejected", "sandbox_violation", "crashed"})
+    EXPECT_NE(t.status, wrong) << tag << ": " << t.reason;
   const auto& d = v["summary"]["decision"];
   t.has_decision = d.is_object();
   t.promotable = d.is_object() && d.value("promotable", false);
@@ -109,6 +113,8 @@ Trial compare(const fs::path& source, const std::string& op, const fs::path& ws,
   if (const char* report = std::getenv("KWB_DECIDE_REPORT"))
     std::ofstream(report, std::ios::app) << nlohmann::json{{"case", tag},
                                                            {"promotable", t.promotable},
+                                                           {"status", t.status},
+                                                           {"reason", t.reason},
                                                            {"labels", t.labels},
                                                            {"ratios", t.ratios},
                                                            {"comparisons", [&] {
@@ -132,29 +138,36 @@ TEST(DecideUnderNoise, IdenticalNeverFasterAlwaysMixedNever) {
   BackgroundLoad load;
   ASSERT_TRUE(load.running());
   const int n = trials();
-  int identical_promotable = 0, faster_found = 0, mixed_promotable = 0;
+  int identical_promotable = 0, faster_found = 0, mixed_promotable = 0, not_compared = 0;
+  auto refused = [&](const Trial& t, const char* tag, int i) {
+    if (t.has_decision) return false;
+    ++not_compared;
+    std::printf("trial %d (%s): not compared: %s\n", i, tag, t.reason.c_str());
+    return true;
+  };
   for (int i = 0; i < n; ++i) {
     auto same = compare(cases() / "base_copy.cpp", "vector_add", root / "ws-a", lib_a, "identical");
-    EXPECT_TRUE(same.has_decision) << same.reason;
+    refused(same, "identical", i);
     identical_promotable += same.promotable;
     EXPECT_FALSE(same.promotable) << "trial " << i << ": an identical kernel was promotable: " << same.reason;
 
     auto fast = compare(cases() / "faster.cpp", "vector_add", root / "ws-a", lib_a, "faster");
+    refused(fast, "faster", i);
     faster_found += fast.promotable;
     if (!fast.promotable) std::printf("trial %d: the faster kernel was not found faster: %s\n", i, fast.reason.c_str());
     for (const auto& [w, label] : fast.labels) EXPECT_NE(label, "slower") << "trial " << i << " " << w;
 
     auto mixed = compare(cases() / "split_candidate.cpp", "vector_add", root / "ws-b", lib_b, "mixed");
-    EXPECT_TRUE(mixed.has_decision) << mixed.reason;
+    refused(mixed, "mixed", i);
     mixed_promotable += mixed.promotable;
     EXPECT_FALSE(mixed.promotable) << "trial " << i << ": a 30 % regression was promotable: " << mixed.reason;
-    if (mixed.ratios.count("n1M")) {
-      EXPECT_LT(mixed.ratios["n1M"], 0.9) << mixed.reason;
-    }
-    if (mixed.ratios.count("n16M")) {
-      EXPECT_GT(mixed.ratios["n16M"], 1.5) << mixed.reason;
-    }
+    // Noise may leave either workload undecided, never decided the wrong way.
+    EXPECT_NE(mixed.labels["n1M"], "faster") << "trial " << i << ": " << mixed.reason;
+    EXPECT_NE(mixed.labels["n1M"], "same") << "trial " << i << ": " << mixed.reason;
+    EXPECT_NE(mixed.labels["n16M"], "slower") << "trial " << i << ": " << mixed.reason;
+    EXPECT_NE(mixed.labels["n16M"], "same") << "trial " << i << ": " << mixed.reason;
   }
+  std::printf("not compared (a refusal to decide): %d of %d evaluations\n", not_compared, 3 * n);
   EXPECT_TRUE(load.running()) << "the background load stopped early";
   EXPECT_EQ(identical_promotable, 0);
   EXPECT_EQ(mixed_promotable, 0);
@@ -215,10 +228,12 @@ TEST(DecideUnderNoise, ABadIncumbentRecordDoesNotKeepAFasterCandidateOutAndRetim
   auto kernels = kernels_with(root, "prefix_sum", "kwb_prefix_sum_i32", cases() / "prefix_sum_slow.cpp");
   auto ws = root / "ws";
   auto kwb = [&](const std::string& args) {
-    return run_command("env KWB_TIME_BUDGET_MS=300 " + (bin_dir() / "kwb").string() + " " + args + " --workspace " +
-                       shell_quote(ws.string()) + " --kernels-dir " + shell_quote(kernels.string()));
+    // The kernels folder through the environment: `tuning` commands do not read it, and a
+    // subcommand refuses settings it does not read as flags.
+    return run_command("env KWB_TIME_BUDGET_MS=300 KWB_KERNELS_DIR=" + shell_quote(kernels.string()) + " " +
+                       (bin_dir() / "kwb").string() + " " + args + " --workspace " + shell_quote(ws.string()));
   };
-  auto first = kwb("retime prefix_sum --backend cpu --json");
+  auto first = kwb("retime prefix_sum --backend cpu --json --init");  // a new workspace
   ASSERT_EQ(first.exit_code, 0) << first.out;
   auto file = root / "records.tsv";
   ASSERT_EQ(kwb("tuning export --op prefix_sum --out " + shell_quote(file.string())).exit_code, 0);

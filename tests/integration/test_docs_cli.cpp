@@ -101,4 +101,53 @@ TEST(DocsAgreeWithBinaries, EveryDocumentedSubcommandAndFlagExists) {
   EXPECT_GT(checked, 50) << "the docs name few flags: is the pattern still right?";
 }
 
+// The settings section of each --help (issue 17, point 12): a subcommand lists only the settings
+// it reads (app/setting_flags.cpp declares them, util::Settings refuses undeclared reads).
+std::set<std::string> settings_in(const std::string& help) {
+  std::set<std::string> out;
+  auto at = help.find("\nSettings:");
+  if (at == std::string::npos) return out;
+  static const std::regex item(R"(^\s+(--[a-z][a-z0-9-]*))");
+  std::istringstream lines(help.substr(help.find('\n', at + 1) + 1));
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0]))) break;
+    if (std::regex_search(line, m, item)) out.insert(m[1]);
+  }
+  return out;
+}
+
+TEST(DocsAgreeWithBinaries, EachSubcommandShowsOnlyTheSettingsItReads) {
+  using Set = std::set<std::string>;
+  const Set workspace_only = {"--workspace"};
+  for (const char* path : {"token list", "token create", "token revoke", "tuning list", "tuning export", "tuning import",
+                           "restore", "mcp"})
+    EXPECT_EQ(settings_in(help_of(path)), workspace_only) << "kwb " << path << " --help:\n" << help_of(path);
+  for (const char* path : {"submit", "status", "list", "cancel", "promote", "reject", "diff", "leaderboard", "review",
+                           "library", "spec new"})
+    EXPECT_EQ(settings_in(help_of(path)), Set{}) << "kwb " << path << " --help:\n" << help_of(path);
+  EXPECT_EQ(settings_in(help_of("specs")), (Set{"--specs-dir", "--specs", "--workspace", "--library"}));
+  // Timing settings only where something is timed or built.
+  const Set timing = {"eval", "serve", "ci promote", "retime", "calibrate", "spec check", "spec add", "worker"};
+  for (const auto& top : subcommands_in(help_of(""))) {
+    auto nested = subcommands_in(help_of(top));
+    std::vector<std::string> paths;
+    if (nested.empty()) paths.push_back(top);
+    for (const auto& n : nested) paths.push_back(top + " " + n);
+    for (const auto& path : paths) {
+      const Set listed = settings_in(help_of(path));
+      EXPECT_EQ(listed.count("--gpu-clock") + listed.count("--time-budget-ms"), timing.count(path) ? 2u : 0u)
+          << "kwb " << path << " --help:\n" << help_of(path);
+      EXPECT_EQ(listed.count("--decide-budget-ms"),
+                path == "eval" || path == "serve" || path == "ci promote" || path == "worker" ? 1u : 0u)
+          << "kwb " << path;
+      EXPECT_EQ(listed.count("--auto-promote"), path == "serve" ? 1u : 0u) << "kwb " << path;
+    }
+  }
+  // A setting a subcommand does not read is not accepted there either.
+  auto r = run_command((bin_dir() / "kwb").string() + " token list --gpu-clock events 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--gpu-clock"), std::string::npos) << r.out;
+}
+
 }  // namespace

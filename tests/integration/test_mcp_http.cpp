@@ -3,6 +3,8 @@
 // requests cannot exhaust the workers — their inner requests run on the calling thread.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <httplib.h>
 
 #include <atomic>
@@ -49,7 +51,7 @@ TEST(McpHttp, AuthLikeEveryRouteAndNoGetStream) {
   auto listed = c.Post("/mcp", modern_headers(msg, agent), msg.dump(), "application/json");
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->status, 200) << listed->body;
-  EXPECT_EQ(json::parse(listed->body)["result"]["tools"].size(), 11u);
+  EXPECT_EQ(json::parse(listed->body)["result"]["tools"].size(), 12u);  // profile_kernel is the twelfth
   auto get_authed = c.Get("/mcp", {{"Authorization", "Bearer " + agent}});
   ASSERT_TRUE(get_authed);
   EXPECT_EQ(get_authed->status, 405);
@@ -115,6 +117,13 @@ TEST(McpStdio, EmbeddedDaemonOnTheWorkspace) {
   EXPECT_EQ(line["id"], 1);
   EXPECT_NE(line["result"]["content"][0]["text"].get<std::string>().find("vector_add"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out;
+  // Nothing it started outlives it (an analyzer worker still warming up wrote the workspace's
+  // analysis cache after kwb mcp had exited).
+  for (const auto& proc : std::filesystem::directory_iterator("/proc")) {
+    std::string cmdline = read_text(proc.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    EXPECT_EQ(cmdline.find(tmpl), std::string::npos) << "still running: " << proc.path().filename() << " " << cmdline;
+  }
   std::filesystem::remove_all(tmpl);
 }
 

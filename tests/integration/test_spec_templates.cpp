@@ -1,8 +1,12 @@
 // Every template a spec folder ships (specs/<op>/template.<variant>.cpp, docs/specs.md "The
 // contract") is a correct candidate: `kwb eval` accepts it on every test and bench workload
-// (validated, not timed: --no-bench keeps the 4096^3 gemm out of a unit of test time).
+// (validated, not timed: --no-bench keeps the 4096^3 gemm out of a unit of test time). The CUDA
+// templates (template.<variant>.cu, template.<variant>.launcher.cu) pass analysis and compile
+// here: their verdict is no_device without a GPU (gpu_tests' ShippedCudaTemplate requires
+// accepted on the H200).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "support.hpp"
@@ -15,16 +19,22 @@ struct Template {
   std::string source, op, variant;
 };
 
-std::vector<Template> shipped_templates() {
+// The templates of one backend: "cpu" (.cpp), "cuda" (.cu), "cuda-launcher" (.launcher.cu).
+std::vector<Template> shipped_templates(const std::string& backend = "cpu") {
+  const std::string ext = backend == "cpu" ? ".cpp" : backend == "cuda" ? ".cu" : ".launcher.cu";
   std::vector<Template> out;
   for (const auto& f : std::filesystem::recursive_directory_iterator(source_dir() / "specs")) {
     std::string name = f.path().filename().string();
-    if (!name.starts_with("template.") || f.path().extension() != ".cpp") continue;
-    std::string variant = name.substr(9, name.size() - 9 - 4);  // template.<variant>.cpp
+    if (!name.starts_with("template.") || !name.ends_with(ext)) continue;
+    if (backend == "cuda" && name.ends_with(".launcher.cu")) continue;
+    std::string variant = name.substr(9, name.size() - 9 - ext.size());  // template.<variant><ext>
     out.push_back({f.path().string(), f.path().parent_path().filename().string(), variant});
   }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.source < b.source; });
   return out;
 }
+
+void PrintTo(const Template& t, std::ostream* os) { *os << t.source; }
 
 class SpecTemplate : public ::testing::TestWithParam<Template> {};
 
@@ -46,6 +56,31 @@ std::string name_of(const ::testing::TestParamInfo<Template>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Specs, SpecTemplate, ::testing::ValuesIn(shipped_templates()), name_of);
 
-TEST(SpecTemplates, EveryStarterVariantShipsACpuTemplate) { EXPECT_EQ(shipped_templates().size(), 10u); }
+// Analysis and compile (NVRTC for cuda, nvcc for launchers) pass; the device stages need a GPU.
+void expect_compiles(const Template& t, const std::string& backend) {
+  auto r = kwb_eval_json(t.source, "--op " + t.op + " --variant " + t.variant + " --backend " + backend);
+  ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+  EXPECT_TRUE(r.verdict["status"] == "no_device" || r.verdict["status"] == "accepted")
+      << r.verdict["status"] << ": " << r.verdict["reason"];
+  EXPECT_EQ(r.verdict["variant"], t.variant);
+  for (const auto& d : r.verdict["diagnostics"]) EXPECT_NE(d["severity"], "error") << d.dump();
+  for (const char* stage : {"analyze", "compile"})
+    EXPECT_TRUE(r.verdict["summary"]["stage_ms"].contains(stage)) << stage << " did not run: " << r.verdict.dump(2);
+}
+
+class SpecCudaTemplate : public ::testing::TestWithParam<Template> {};
+TEST_P(SpecCudaTemplate, AnalysesAndCompiles) { expect_compiles(GetParam(), "cuda"); }
+INSTANTIATE_TEST_SUITE_P(Specs, SpecCudaTemplate, ::testing::ValuesIn(shipped_templates("cuda")), name_of);
+
+class SpecLauncherTemplate : public ::testing::TestWithParam<Template> {};
+TEST_P(SpecLauncherTemplate, AnalysesAndCompiles) { expect_compiles(GetParam(), "cuda-launcher"); }
+INSTANTIATE_TEST_SUITE_P(Specs, SpecLauncherTemplate, ::testing::ValuesIn(shipped_templates("cuda-launcher")), name_of);
+
+// The nine starter specs have ten variants; each ships a template per backend.
+TEST(SpecTemplates, EveryStarterVariantShipsATemplatePerBackend) {
+  EXPECT_EQ(shipped_templates().size(), 10u);
+  EXPECT_EQ(shipped_templates("cuda").size(), 10u);
+  EXPECT_EQ(shipped_templates("cuda-launcher").size(), 10u);
+}
 
 }  // namespace

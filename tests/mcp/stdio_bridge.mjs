@@ -61,7 +61,8 @@ function headerProblem(req, msg) {
   if (!h) return 'the MCP-Protocol-Version header is required';
   if (h !== meta) return `MCP-Protocol-Version header '${h}' does not match _meta's '${meta}'`;
   if (req.headers['mcp-method'] !== msg.method) return `Mcp-Method header does not match the body's method '${msg.method}'`;
-  const field = msg.method === 'resources/read' ? 'uri' : ['tools/call', 'prompts/get'].includes(msg.method) ? 'name' : null;
+  const field = msg.method === 'resources/read' ? 'uri' : ['tools/call', 'prompts/get'].includes(msg.method) ? 'name'
+              : ['tasks/get', 'tasks/update', 'tasks/cancel'].includes(msg.method) ? 'taskId' : null;
   if (field && typeof msg.params?.[field] === 'string' && decodeName(req.headers['mcp-name']) !== msg.params[field])
     return `Mcp-Name header does not match the body's params.${field}`;
   return null;

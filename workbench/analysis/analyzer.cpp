@@ -13,12 +13,15 @@
 #include "analysis/engine.hpp"
 #include "analysis/worker_pool.hpp"
 #include "util/hash.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::analysis {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using util::ms_since;
 
 constexpr size_t k_max_source_bytes = 4u << 20;
 constexpr size_t k_cache_entries = 512;
@@ -99,9 +102,6 @@ detail::WorkerConfig worker_config(const Config& c) {
   return detail::WorkerConfig{c.worker.empty() ? detail::default_worker_path() : c.worker, c.engine, c.timeout};
 }
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
 
 }  // namespace
 
@@ -195,6 +195,8 @@ void set_in_process(bool in_process) {
 }
 
 void clear_cache() { cache().clear(); }
+
+void stop_workers() { detail::worker_pool().stop(); }
 
 bool warm_up(const std::string& backend) {
   Config c = config();

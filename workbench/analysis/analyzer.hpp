@@ -105,5 +105,9 @@ void clear_cache();
 // Builds the precompiled header of a backend now rather than on its first analysis (a daemon
 // calls this at start-up, off the request path). Returns false when analysis is unavailable.
 bool warm_up(const std::string& backend);
+// Ends every kwb-analyzer worker now, busy ones too (SIGKILL, reaped), and starts no more: a
+// stopping daemon calls it so no worker outlives it (still writing the workspace's analysis
+// cache). Analyses in flight end "unavailable", never as a finding against their source.
+void stop_workers();
 
 }  // namespace kwb::analysis

@@ -15,6 +15,7 @@
 #include "analysis/checks.hpp"
 #include "analysis/clang_env.hpp"
 #include "analysis/libclang.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::analysis::detail {
 
@@ -28,6 +29,8 @@ std::vector<std::string> defines_of(const std::vector<std::string>& flags) {
 }
 
 namespace {
+
+using util::ms_since;
 
 constexpr int k_max_parse_findings = 20;
 
@@ -80,9 +83,6 @@ std::optional<Mode> mode_of(const std::string& backend) {
   return std::nullopt;
 }
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
 
 struct Parsed {
   CXErrorCode err = CXError_Failure;

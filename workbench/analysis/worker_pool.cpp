@@ -41,6 +41,7 @@ struct WorkerPool::Worker {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, &status, 0);
       }
+      worker_pool().reaped(pid);
     }
   }
 };
@@ -67,16 +68,43 @@ WorkerPool& worker_pool() {
 }
 
 WorkerPool::~WorkerPool() {
-  m_idle.clear();
+  stop();
   if (!m_private_cache.empty()) {
     std::error_code ec;
     fs::remove_all(m_private_cache, ec);
   }
 }
 
-void WorkerPool::reset() {
+void WorkerPool::reaped(pid_t pid) {
   std::lock_guard lock(m_mutex);
-  m_idle.clear();
+  m_live.erase(pid);
+}
+
+bool WorkerPool::stopped() {
+  std::lock_guard lock(m_mutex);
+  return m_stopped;
+}
+
+void WorkerPool::stop() {
+  std::vector<std::unique_ptr<Worker>> idle;
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopped = true;
+    // Busy workers are their callers' to reap (their exchange sees the end at once); the signal
+    // is sent under the lock, before any of them is reaped and its pid could be reused.
+    for (pid_t pid : m_live) ::kill(pid, SIGKILL);
+    idle.swap(m_idle);
+  }
+  idle.clear();  // reaped here
+}
+
+void WorkerPool::reset() {
+  std::vector<std::unique_ptr<Worker>> idle;
+  {
+    std::lock_guard lock(m_mutex);
+    idle.swap(m_idle);
+  }
+  idle.clear();  // outside the lock: each worker's end takes it (reaped)
 }
 
 EngineConfig WorkerPool::shared_engine_config(const EngineConfig& c) {
@@ -108,8 +136,10 @@ util::Result<std::unique_ptr<WorkerPool::Worker>> WorkerPool::take(const WorkerC
     if (!w) break;
     int status = 0;
     if (::waitpid(w->pid, &status, WNOHANG) == 0) return w;  // alive
+    reaped(w->pid);
     w->pid = -1;  // it ended while idle: start another
   }
+  if (stopped()) return util::fail(config.executable.string(), "not started: the daemon is stopping");
   std::error_code ec;
   if (!fs::exists(config.executable, ec))
     return util::fail(config.executable.string(), "not found (build the kwb-analyzer target or set KWB_ANALYZER)");
@@ -136,6 +166,11 @@ util::Result<std::unique_ptr<WorkerPool::Worker>> WorkerPool::take(const WorkerC
     ::close(sv[0]);
     return util::fail(config.executable.string(), std::string("cannot start: ") + std::strerror(rc));
   }
+  {
+    std::lock_guard lock(m_mutex);
+    m_live.insert(pid);
+    if (m_stopped) ::kill(pid, SIGKILL);  // stop() came while it was being started
+  }
   auto w = std::make_unique<Worker>();
   w->pid = pid;
   w->fd = sv[0];
@@ -150,8 +185,11 @@ util::Result<std::unique_ptr<WorkerPool::Worker>> WorkerPool::take(const WorkerC
 }
 
 void WorkerPool::give_back(std::unique_ptr<Worker> w) {
-  std::lock_guard lock(m_mutex);
-  if (m_idle.size() < k_max_idle) m_idle.push_back(std::move(w));
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_idle.size() < k_max_idle && !m_stopped) m_idle.push_back(std::move(w));
+  }
+  w.reset();  // one not kept ends outside the lock (reaped takes it)
 }
 
 WorkerPool::Exchange WorkerPool::exchange(Worker& w, const std::string& line, std::chrono::milliseconds timeout) {
@@ -170,6 +208,7 @@ WorkerPool::Exchange WorkerPool::exchange(Worker& w, const std::string& line, st
   auto died = [&] {
     int status = 0;
     pid_t done = ::waitpid(w.pid, &status, 0);
+    if (done > 0) reaped(w.pid);
     w.pid = -1;
     ex.result = Exchange::Result::crashed;
     if (done > 0 && WIFSIGNALED(status))
@@ -233,6 +272,11 @@ Report WorkerPool::run(const Request& request, const WorkerConfig& config, bool&
   std::string line = msg.dump() + "\n";
   auto timeout = request.timeout_ms > 0 ? std::chrono::milliseconds(request.timeout_ms) : config.timeout;
   auto ex = exchange(**w, line, timeout);
+  if (ex.result == Exchange::Result::crashed && stopped()) {
+    r.unavailable_reason = "static analysis skipped: the daemon is stopping";
+    cacheable = false;
+    return r;
+  }
   if (ex.result == Exchange::Result::crashed) {
     // Blame the source only if a fresh worker crashes on it too.
     w = take(config);
@@ -269,6 +313,11 @@ Report WorkerPool::run(const Request& request, const WorkerConfig& config, bool&
           "parse"});
       return r;
     case Exchange::Result::crashed:
+      if (stopped()) {
+        r.unavailable_reason = "static analysis skipped: the daemon is stopping";
+        cacheable = false;
+        return r;
+      }
       r.available = true;
       r.findings.push_back(core::Diagnostic{
           at.file, 0, 0, "error",

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "analysis/engine.hpp"
@@ -32,6 +33,7 @@ class WorkerPool {
   Report run(const Request& request, const WorkerConfig& config, bool& cacheable);
   bool warm_up(const std::string& backend, const WorkerConfig& config);
   void reset();  // ends the idle workers (the configuration changed)
+  void stop();   // ends every worker, busy ones too, and starts no more (analyzer.hpp stop_workers)
 
  private:
   struct Worker;
@@ -40,9 +42,13 @@ class WorkerPool {
   void give_back(std::unique_ptr<Worker> w);
   Exchange exchange(Worker& w, const std::string& line, std::chrono::milliseconds timeout);
   EngineConfig shared_engine_config(const EngineConfig& c);
+  void reaped(pid_t pid);  // a worker's process was waited for: no longer ours to signal
+  bool stopped();
 
   std::mutex m_mutex;
   std::vector<std::unique_ptr<Worker>> m_idle;
+  std::set<pid_t> m_live;  // every started worker not yet reaped, idle or busy
+  bool m_stopped = false;
   std::filesystem::path m_private_cache;  // shared by the workers when no cache dir is configured
 };
 

@@ -11,7 +11,7 @@ std::optional<Refusal> preflight_auth(Authenticator& auth, const RequestHead& he
                    {{"Retry-After", std::to_string(checked.retry_after_s)}}};
   if (checked.who) return std::nullopt;
   return Refusal{401, "unauthorized",
-                 unauthorized_message(head.authorization, /*body=*/true),
+                 unauthorized_message(head.authorization, /*body=*/true, auth.workspace()),
                  {{"WWW-Authenticate", "Bearer"}}};
 }
 

@@ -38,7 +38,7 @@ bool has_bearer_scheme(const std::string& header) {
 
 }  // namespace
 
-std::string unauthorized_message(const std::string& header, bool body) {
+std::string unauthorized_message(const std::string& header, bool body, const std::filesystem::path& workspace) {
   const std::string how = "send 'Authorization: Bearer <token>' (create one with `kwb token create --role agent`)";
   if (header.empty()) return std::string("missing bearer token: ") + (body ? "a request with a body needs " : "") +
                              (body ? how.substr(5) : how);
@@ -49,7 +49,11 @@ std::string unauthorized_message(const std::string& header, bool body) {
              std::string(header.rfind("kwb_", 0) == 0 ? "kwb_..." : "<token>") + "' (the word Bearer, a space, then the token)";
     return "unsupported authorization scheme '" + header.substr(0, space) + "': " + how;
   }
-  return "unknown or revoked token";
+  if (workspace.empty()) return "unknown or revoked token";
+  // The likeliest cause: a token created on another workspace (a mistyped --workspace).
+  return "token unknown to this daemon's workspace " + workspace.string() +
+         " (or revoked): a token belongs to the workspace whose `kwb token create` made it; create one for this "
+         "daemon with `kwb token create --workspace " + workspace.string() + "`";
 }
 
 std::optional<Principal> Authenticator::lookup(const std::string& header) {

@@ -1,6 +1,7 @@
 #pragma once
 // Bearer-token authentication with roles (agent < reviewer < admin) and a per-token rate limit.
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,13 +32,18 @@ struct AuthCheck {
 
 // The message of a 401 for this Authorization header: missing, a token without the "Bearer "
 // scheme (a hint to add it), another scheme, or an unknown or revoked token.
-std::string unauthorized_message(const std::string& authorization_header, bool body);
+// `workspace`: the daemon's, named for an unknown token (the likeliest cause is a token created on
+// another workspace).
+std::string unauthorized_message(const std::string& authorization_header, bool body,
+                                 const std::filesystem::path& workspace = {});
 
 class Authenticator {
  public:
   Authenticator(store::Database& db, bool enabled, LoginLimits logins = {})
       : m_db(db), m_enabled(enabled), m_logins(logins) {}
   bool enabled() const { return m_enabled; }
+  // The folder of the database the tokens live in.
+  std::filesystem::path workspace() const { return m_db.file().parent_path(); }
   // The principal for an Authorization header value ("Bearer kwb_..."), or none when it is
   // missing, unknown or revoked. Every call reads the database (no cache), so a revocation by
   // any process takes effect at the next request. With auth disabled every request is an

@@ -7,7 +7,7 @@ namespace kwb::api {
 
 nlohmann::json candidate_links(const std::string& id) {
   std::string self = "/v1/candidates/" + id;
-  return {{"self", self}, {"events", self + "/events"}, {"cancel", self + "/cancel"}};
+  return {{"self", self}, {"events", self + "/events"}, {"cancel", self + "/cancel"}, {"profile", self + "/profile"}};
 }
 
 nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict) {
@@ -21,6 +21,8 @@ nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict
                       {"source_sha256", r.source_sha256},
                       {"flags", r.flags},
                       {"bench", r.bench},
+                      {"device_class", r.device_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.device_class)},
+                      {"profile", r.profile},
                       {"note", r.note},
                       {"parent", r.parent ? nlohmann::json(*r.parent) : nlohmann::json(nullptr)},
                       {"attempts", r.attempts},

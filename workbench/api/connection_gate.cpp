@@ -67,13 +67,18 @@ ConnectionGate::~ConnectionGate() {
 }
 
 bool ConnectionGate::bind(const std::string& host, int port, std::string* error) {
-  m_listen = listen_socket(host, port, error);
-  if (m_listen < 0) return false;
+  const int fd = listen_socket(host, port, error);
+  if (fd < 0) return false;
+  adopt(fd);
+  return true;
+}
+
+void ConnectionGate::adopt(int listening_fd) {
+  m_listen = listening_fd;
   m_port = peer_of(m_listen).local_port;
   epoll_event ev{EPOLLIN, {}};
   ev.data.fd = m_listen;
   ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_listen, &ev);
-  return true;
 }
 
 void ConnectionGate::stop() {

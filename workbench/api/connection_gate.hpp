@@ -48,6 +48,8 @@ class ConnectionGate {
   ~ConnectionGate();
 
   bool bind(const std::string& host, int port, std::string* error);
+  // Takes a socket already listening (listen_socket(), gate_io.hpp), e.g. bound before a slow start-up.
+  void adopt(int listening_fd);
   int port() const { return m_port; }
   int listen_fd() const { return m_listen; }
   void run();   // until stop(); waits for the requests in flight

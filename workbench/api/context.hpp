@@ -38,6 +38,13 @@ struct ApiContext {
   RateLimiter& limiter;
   ApiLimits limits;
   std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
+  // This host's GPUs as start-up found them (docs/architecture.md "Lanes"): lane, ordinal,
+  // pci_bus_id, uuid, name, device_class, status (ready | unusable | unused), reason.
+  nlohmann::json gpus = nlohmann::json::array();
+  // Where the device stages run ("local" | "slurm") and the device classes a submission may ask
+  // for (docs/fleet.md "Device classes"): local, this machine's; slurm, --slurm-device-classes.
+  std::string executor = "local";
+  std::vector<exec::DeviceClassInfo> device_classes;
   library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
   library::SpecIntake* spec_intake = nullptr;   // null: specs cannot be added (POST /v1/specs answers 503)
   const store::Janitor* janitor = nullptr;      // free space and the reserve, for /v1/health

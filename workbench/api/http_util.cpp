@@ -40,6 +40,13 @@ void send_failure(httplib::Response& res, const util::Error& e) {
   send_error(res, 500, "internal", e.what());
 }
 
+namespace {
+thread_local std::string t_principal;
+}
+
+void note_principal(std::string name) { t_principal = std::move(name); }
+std::string noted_principal() { return t_principal; }
+
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
   auto checked = ctx.auth.check(req.get_header_value("Authorization"), req.remote_addr);
   if (checked.retry_after_s > 0) {
@@ -47,10 +54,11 @@ std::optional<Principal> guard(const httplib::Request& req, httplib::Response& r
     return std::nullopt;
   }
   auto& who = checked.who;
+  if (who) note_principal(who->name);
   if (!who) {
     res.set_header("WWW-Authenticate", "Bearer");
     send_error(res, 401, "unauthorized",
-               unauthorized_message(req.get_header_value("Authorization"), /*body=*/false));
+               unauthorized_message(req.get_header_value("Authorization"), /*body=*/false, ctx.auth.workspace()));
     return std::nullopt;
   }
   if (int wait = ctx.limiter.acquire(who->token_id); wait > 0) {

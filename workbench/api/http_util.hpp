@@ -21,6 +21,10 @@ void send_login_throttled(httplib::Response& res, const std::string& address, in
 void send_failure(httplib::Response& res, const util::Error& e);
 // Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
+// The name of the token that guard() let through for this thread's current request, for the
+// request log line (api/server.cpp); "" before guard or after a refusal.
+void note_principal(std::string name);
+std::string noted_principal();
 // A decimal integer, the whole of `s` (no blanks, no '+', no exponent), within int64.
 std::optional<int64_t> parse_int64(std::string_view s);
 // An integer query parameter within [lo, hi]; writes a 400 naming it when malformed.

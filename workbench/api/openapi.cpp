@@ -20,11 +20,18 @@ ParamDoc wait_param() {
   return {"wait", "query", int_range(0, 60, 0), "long-poll: answer as soon as there is news, or after this many seconds"};
 }
 
+ParamDoc artifact_config_param() {
+  return {"config", "query", {{"type", "string"}}, "the config's label, e.g. BLOCK=256 (default: the first config)"};
+}
+
 const std::vector<RouteDoc>& table() {
   static const std::vector<RouteDoc> k = {
       {"get", "/v1/health", "", "Liveness, version, queue figures, storage health", {}, "", false,
-       {{200, "OK (status degraded: storage.problems says what is wrong)", "Health", ""}}},
-      {"get", "/v1/devices", "agent", "Devices and their calibrated peaks", {}, "", false, {{200, "OK", "Devices", ""}}},
+       {{200, "OK (status degraded: storage.problems or gpus.unusable says what is wrong)", "Health", ""}}},
+      {"get", "/v1/devices", "agent", "Devices and their calibrated peaks, by device class (local or the fleet's); this host's GPUs, one timing lane each", {},
+       "", false, {{200, "OK", "Devices", ""}}},
+      {"get", "/v1/whoami", "agent", "The calling token's name and role (what the review pages offer depends on it)", {},
+       "", false, {{200, "OK", "Whoami", ""}}},
       {"get", "/v1/specs", "agent", "Every operator spec, each with its contract (prototypes and templates)", {}, "", false,
        {{200, "OK", "SpecList", ""}}},
       {"get", "/v1/specs/{op}", "agent",
@@ -47,13 +54,16 @@ const std::vector<RouteDoc>& table() {
        "Submit", false,
        {{202, "Accepted: queued", "SubmitReply", ""},
         {200, "Idempotent replay of an earlier submission with this key", "SubmitReply", ""},
-        {422, "unknown_op, unknown_variant, unknown_workload, unsupported_backend, forbidden_flag, idempotency_conflict",
+        {422, "unknown_op, unknown_variant, unknown_workload, unsupported_backend, forbidden_flag, idempotency_conflict, "
+              "unknown_device_class (the message names the known classes)",
          "Error", ""},
         {507, "insufficient_storage: the workspace's disk is full; nothing was stored", "Error", ""}}},
       {"get", "/v1/candidates", "agent", "List candidates, newest first (without verdicts)",
        {{"op", "query", {{"type", "string"}}, "only this op (unknown ops are refused with the known ones)"},
         {"state", "query", {{"type", "string"}, {"enum", core::candidate_states()}}, "only this state"},
         {"status", "query", {{"type", "string"}, {"enum", core::verdict_statuses()}}, "only this verdict status"},
+        {"mine", "query", {{"type", "string"}, {"enum", {"true", "false"}}}, "true: only candidates this token submitted"},
+        {"device_class", "query", {{"type", "string"}}, "only candidates of this device class"},
         {"limit", "query", int_range(1, 500, 50), "page size"},
         {"before", "query", {{"type", "integer"}, {"minimum", 1}}, "a sequence number from `next`: older candidates"}},
        "", false, {{200, "OK", "CandidateList", ""}}},
@@ -68,6 +78,39 @@ const std::vector<RouteDoc>& table() {
        "", false,
        {{200, "text/event-stream without ?wait; application/json (EventPage) with it", "EventPage", ""},
         {404, "not_found: no such candidate", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/source", "agent",
+       "The candidate's source as submitted (text/plain), what its diagnostics' lines point into", {}, "", false,
+       {{200, "OK", "", "text/plain"}, {404, "not_found: no such candidate", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/ptx", "agent",
+       "The PTX NVRTC made of a cuda-form candidate's config (?config=LABEL, default the first; the labels are the "
+       "verdict's compiler_facts[].config)",
+       {artifact_config_param()}, "", false,
+       {{200, "OK", "", "text/plain"},
+        {404, "not_found (no such candidate), no_artifact (not cuda, no verdict yet, no such config, not stored)",
+         "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/cubin", "agent",
+       "The cubin of a cuda-form candidate's config (?config=LABEL, default the first), as the runner loaded it",
+       {artifact_config_param()}, "", false,
+       {{200, "OK", "", "application/octet-stream"},
+        {404, "not_found (no such candidate), no_artifact (not cuda, no verdict yet, no such config, not stored)",
+         "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/sass", "agent",
+       "The SASS of a cuda-form candidate's config (?config=LABEL, default the first): the toolkit's nvdisasm (or "
+       "cuobjdump) run in the sandbox on its cubin",
+       {artifact_config_param()}, "", false,
+       {{200, "OK", "", "text/plain"},
+        {501, "not_implemented: this daemon's machine has no CUDA disassembler (the message says where it looked)",
+         "Error", ""},
+        {404, "not_found (no such candidate), no_artifact (not cuda, no verdict yet, no such config, not stored, or the "
+              "disassembler failed: the message has the compiler_facts[].sass_note)", "Error", ""}}},
+      {"post", "/v1/candidates/{id}/profile", "agent",
+       "Evaluate the candidate again as a new candidate of the calling token with \"profile\": true and parent {id} "
+       "(a separate pass: the first verdict stays as it was); its verdict's profile says what came of it",
+       {}, "", true,
+       {{202, "Accepted: queued", "ProfileReply", ""},
+        {404, "not_found: no such candidate", "Error", ""},
+        {422, "unsupported_backend: this daemon does not evaluate the candidate's backend", "Error", ""},
+        {429, "queue_quota: too many candidates of this token in flight", "Error", ""}}},
       {"post", "/v1/candidates/{id}/cancel", "agent",
        "Cancel a queued or running candidate (its owner, a reviewer or an admin; 403 for other tokens)", {}, "", true,
        {{200, "cancelled, cancellation requested, or already done", "CancelReply", ""},
@@ -76,7 +119,8 @@ const std::vector<RouteDoc>& table() {
        "Promote an accepted candidate that beats the incumbent: one library commit", {}, "", true,
        {{200, "promoted", "Promoted", ""},
         {404, "not_found", "Error", ""},
-        {409, "not_promotable (the reason) or conflict (decided already, or the library moved)", "Error", ""},
+        {409, "not_promotable: the reason (cancelled, not done yet, not accepted, timed on a bench subset, does not beat "
+              "the incumbent, ...), or conflict (decided already, or the library moved)", "Error", ""},
         {503, "no_library", "Error", ""}}},
       {"post", "/v1/candidates/{id}/reject", "reviewer", "Reject a candidate (a candidate is decided once)", {},
        "RejectBody", false,
@@ -89,9 +133,30 @@ const std::vector<RouteDoc>& table() {
          "text: the unified diff alone (text/x-diff)"}},
        "", false,
        {{200, "OK (format=text: text/x-diff)", "Diff", ""}, {404, "not_found", "Error", ""}, {503, "no_library", "Error", ""}}},
-      {"get", "/v1/leaderboard/{op}", "agent", "Accepted candidates of an op, fastest against the incumbent first",
-       {{"limit", "query", int_range(1, 500, 20), "at most this many"}}, "", false,
-       {{200, "OK", "Leaderboard", ""}, {404, "not_found: no spec for this op", "Error", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/leaderboard/{op}", "agent",
+       "One page of the accepted candidates of an op, fastest against the incumbent first (or newest first), each "
+       "naming the fastest row with the same source (same_source_as), with its per-workload evidence (median ± and "
+       "samples, the comparison's interval), decision, author and bench subset; ranked by the store, so a page costs "
+       "the same with 10 000 candidates",
+       {{"limit", "query", int_range(1, 500, 20), "at most this many"},
+        {"offset", "query", {{"type", "integer"}, {"minimum", 0}, {"default", 0}}, "skip this many rows (pagination; see next)"},
+        {"sort", "query", {{"type", "string"}, {"enum", {"speedup", "newest"}}, {"default", "speedup"}},
+         "speedup: best geomean against the incumbent first; newest: latest first"},
+        {"decision", "query", {{"type", "string"}, {"enum", {"pending", "promoted", "rejected"}}},
+         "only candidates with this review decision (pending: none yet)"},
+        {"backend", "query", {{"type", "string"}, {"enum", {"cpu", "cuda", "cuda-launcher"}}},
+         "only this backend (on one daemon, one device class per backend)"}},
+       "", false,
+       {{200, "OK", "Leaderboard", ""}, {400, "bad_parameter", "Error", ""}, {404, "not_found: no spec for this op", "Error", ""},
+        {503, "no_library", "Error", ""}}},
+      {"get", "/v1/review", "reviewer",
+       "Winners waiting for a review decision, across ops, oldest first: accepted, beating the incumbent they were "
+       "compared with, neither promoted nor rejected; each with its per-workload evidence, author and bench subset",
+       {{"op", "query", {{"type", "string"}}, "only this op (unknown ops are refused with the known ones)"},
+        {"limit", "query", int_range(1, 500, 50), "at most this many (`pending` counts them all)"}},
+       "", false,
+       {{200, "OK", "ReviewQueue", ""}, {404, "not_found: no spec for this op", "Error", ""},
+        {503, "no_library", "Error", ""}}},
       {"get", "/v1/library", "agent", "The library's dispatch entries at its head commit", {}, "", false,
        {{200, "OK", "Library", ""}, {503, "no_library", "Error", ""}}},
       {"get", "/v1/library/{op}", "agent", "One op's dispatch entries and library history", {}, "", false,

@@ -39,6 +39,34 @@ json obj(json props, std::vector<std::string> optional = {}) {
 // Numbers JSON cannot hold (NaN, Inf) are written as strings in verdicts.
 json number_or_text() { return {{"anyOf", json::array({number(), str_enum({"nan", "inf", "-inf"})})}}; }
 
+// Per bench workload: the candidate's median, its ± (relative standard error of the mean, %) and
+// sample count, and the interleaved comparison with the incumbent where there was one.
+json workload_evidence_schema() {
+  return obj({{"workload", str()}, {"params", map_of(integer())}, {"median_ns", number()},
+              {"stderr_pct", {{"type", "number"}, {"description", "± of the median's timing: relative standard error "
+                                                                  "of the mean, %"}}},
+              {"samples", integer()}, {"comparison", or_null(ref("Comparison"))}});
+}
+
+// A candidate as the leaderboard and the review list show it, with `extra` properties.
+json review_row_schema(json extra) {
+  json props = {{"id", str()}, {"variant", str()}, {"backend", str()}, {"device", str()},
+                {"geomean_vs_incumbent", or_null(number())}, {"beats_incumbent", or_null(boolean())},
+                {"note", str()}, {"finished_at", str()},
+                {"author", {{"type", json::array({"string", "null"})}, {"description", "the submitting token's name"}}},
+                {"source_sha256", str()},
+                {"bench", {{"type", "array"}, {"items", str()},
+                           {"description", "the bench workloads it was timed on when submitted with a subset"}}},
+                {"bench_subset", boolean()},
+                {"workloads", arr(ref("WorkloadEvidence"))},
+                {"comparisons", arr(obj({{"workload", str()}, {"label", str()}, {"ratio", number()}, {"low", number()},
+                                         {"high", number()}, {"blocks", integer()}, {"samples", integer()}}))},
+                {"promotable", or_null(boolean())},
+                {"promotable_reason", or_null(str())}};
+  props.update(extra);
+  return obj(props);
+}
+
 json error_schema() {
   json inner = obj({{"type", {{"type", "string"}, {"description", "machine-readable kind, e.g. invalid_field, not_found"}}},
                     {"message", {{"type", "string"}, {"description", "names the field or parameter and what was expected"}}},
@@ -67,7 +95,13 @@ json submit_schema() {
                         {"additionalProperties", {{"type", "array"}, {"minItems", 1}, {"items", integer()}}},
                         {"description", "cuda only: tunables, e.g. {\"BLOCK\": [128, 256]}"}}},
               {"bench", {{"type", "array"}, {"items", str()},
-                         {"description", "time only these bench workloads (not promotable)"}}}}}};
+                         {"description", "time only these bench workloads (not promotable)"}}},
+              {"device_class", {{"type", "string"},
+                                {"description", "evaluate on a device of this class (one of GET /v1/devices' "
+                                                "device_classes, of the candidate's kind); absent: any"}}},
+              {"profile", {{"type", "boolean"},
+                           {"description", "ask for a profile (Nsight Compute) of the bench workloads; the verdict's "
+                                           "profile says what came of it (no_device without a GPU)"}}}}}};
   return s;
 }
 
@@ -88,7 +122,7 @@ json add_spec_schema() {
               {"additionalProperties", {{"type", "string"}, {"maxLength", 262144}}}}}}}};
 }
 
-json links() { return obj({{"self", str()}, {"events", str()}, {"cancel", str()}}); }
+json links() { return obj({{"self", str()}, {"events", str()}, {"cancel", str()}, {"profile", str()}}); }
 
 json backend_contract() {
   json tmpl = obj({{"source", {{"type", "string"}, {"description", "a candidate source to start from"}}},
@@ -134,24 +168,66 @@ json spec_schema() {
   return s;
 }
 
+// The parts of a verdict (docs/verdict.md), as components: the SDK's types mirror them.
+json time_stats_schema() {
+  return obj({{"median_ns", number()}, {"mean_ns", number()}, {"min_ns", number()}, {"max_ns", number()},
+              {"p10_ns", number()}, {"p90_ns", number()}, {"stdev_pct", number()},
+              {"mean_stderr_pct", {{"type", "number"}, {"description", "relative standard error of the mean, %"}}},
+              {"samples", integer()}, {"discarded", integer()},
+              {"stop_reason", {{"type", "string"}, {"description", "converged, budget, hard_budget or max_samples"}}},
+              {"clock", str()}, {"cold", boolean()}, {"launch_overhead_ns", number()},
+              {"sm_clock_min_mhz", number()}, {"sm_clock_max_mhz", number()}, {"timed_ms", number()}});
+}
+
+json comparison_schema() {
+  return obj({{"label", str_enum({"faster", "slower", "same", "undecided"})},
+              {"ratio", {{"type", "number"}, {"description", "incumbent time / candidate time (> 1: faster)"}}},
+              {"low", number()}, {"high", number()},
+              {"confidence", {{"type", "number"}, {"description", "of the [low, high] interval"}}},
+              {"blocks", integer()}, {"samples", {{"type", "integer"}, {"description", "calls timed per side"}}},
+              {"candidate_ns", number()}, {"incumbent_ns", number()}, {"ms", number()},
+              {"stop_reason", {{"type", "string"}, {"description", "settled, budget or max_blocks"}}}});
+}
+
+json verdict_summary_schema() {
+  json incumbent = obj({{"kernel", str()}, {"commit", str()}, {"source_sha256", str()}, {"device_class", str()},
+                        {"remeasured", boolean()}});
+  json decision = obj({{"promotable", boolean()}, {"reason", str()}, {"wins", arr(str())},
+                       {"regressions", arr(str())}, {"undecided", arr(str())}});
+  json machine = obj({{"load_avg_1m", number()}, {"running_max", integer()}, {"cores", integer()}, {"busy", boolean()},
+                      {"detail", str()}});
+  return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
+              {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
+              {"decision", or_null(decision)}, {"machine", or_null(machine)},
+              {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())}});
+}
+
 json verdict_schema() {
   json diagnostic = obj({{"file", str()}, {"line", integer()}, {"col", integer()}, {"severity", str()}, {"message", str()},
                          {"rule", or_null(str())}});
+  json first_mismatch = obj({{"tensor", str()}, {"index", arr(integer())}, {"got", number_or_text()},
+                             {"expected", number_or_text()}});
+  json roofline = obj({{"bytes", number()}, {"flops", number()}, {"pct_bw", or_null(number())},
+                       {"pct_flops", or_null(number())}, {"pct_bw_sheet", or_null(number())},
+                       {"pct_flops_sheet", or_null(number())}});
   json workload = obj({{"name", str()},
                        {"kind", str_enum({"test", "bench"})},
                        {"drawn", boolean()},
+                       {"reference", str()},
                        {"params", map_of(integer())},
                        {"correct", boolean()},
                        {"checks", integer()},
                        {"max_abs_err", number_or_text()},
                        {"max_rel_err", number_or_text()},
                        {"mismatches", integer()},
-                       {"first_mismatch", or_null({{"type", "object"}})},
-                       {"time", or_null({{"type", "object"}, {"description", "median_ns, mean_ns, min_ns, p10_ns, p90_ns, stdev_pct, samples, ..."}})},
-                       {"roofline", or_null({{"type", "object"}})},
+                       {"first_mismatch", or_null(first_mismatch)},
+                       {"time", or_null(ref("TimeStats"))},
+                       {"roofline", or_null(roofline)},
                        {"vs_incumbent", or_null(number())},
                        {"vs_baseline", or_null(number())},
-                       {"comparison", or_null({{"type", "object"}})}});
+                       {"comparison", or_null(ref("Comparison"))},
+                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})}},
+                      {"reference", "feedback"});  // verdicts stored before issue 19 have no feedback
   return obj({{"schema", {{"const", "kwb.verdict.v1"}}},
               {"candidate", str()},
               {"op", str()},
@@ -164,7 +240,11 @@ json verdict_schema() {
               {"toolchain", str()},
               {"diagnostics", arr(diagnostic)},
               {"workloads", arr(workload)},
-              {"summary", {{"type", "object"}, {"description", "geomean_vs_incumbent, beats_incumbent, decision, wall_ms, stage_ms, ..."}}}});
+              {"compiler_facts", arr({{"type", "object"}, {"description", "cuda forms, per config: kernels[] with registers, spills, shared memory, occupancy[], instructions (PTX), sass (SASS mix), runner; sass_sha256/sass_tool/sass_note (docs/verdict.md \"Compiler facts\")"}})},
+              {"profile", or_null(obj({{"status", str_enum({"no_device", "not_applicable", "skipped", "unavailable"})},
+                                       {"reason", str()}}))},
+              {"summary", ref("VerdictSummary")}},
+             {"compiler_facts", "profile"});  // verdicts stored before issue 19 have neither
 }
 
 json candidate_schema() {
@@ -186,10 +266,15 @@ json candidate_schema() {
               {"source_sha256", str()},
               {"flags", arr(str())},
               {"bench", {{"type", "array"}, {"items", str()}, {"description", "the bench workloads it was timed on; [] = all"}}},
+              {"device_class", {{"type", json::array({"string", "null"})},
+                                {"description", "the device class asked for; on the Slurm executor, else the class of "
+                                                "the node that evaluated it; null: none asked (local)"}}},
+              {"profile", {{"type", "boolean"}, {"description", "submitted with \"profile\": true (verdict.profile)"}}},
               {"note", str()},
               {"parent", or_null(str())},
               {"attempts", integer()},
               {"cancel_requested", boolean()},
+              {"mine", {{"type", "boolean"}, {"description", "submitted by the calling token (its owner may cancel it)"}}},
               {"created_at", str()},
               {"updated_at", str()},
               {"finished_at", or_null(str())},
@@ -208,7 +293,8 @@ json event_schema() {
               {"kind", str_enum({"state", "stage", "progress", "verdict", "decision", "ci"})},
               {"data", {{"type", "object"},
                         {"description", "state: {state, attempt?, detail?}; stage: {stage, finished, detail?}; "
-                                        "progress: {stage, workload, kind, params, samples, config?, index?, count?}; "
+                                        "progress: {stage, workload, kind, params, samples, config?, index?, count?} or, in the "
+                                        "decide stage, {stage, detail}; "
                                         "verdict: {status, reason}; decision: {decision, reason, commit}; "
                                         "ci: {outcome, reason, commit}"}}}});
 }
@@ -221,22 +307,57 @@ json openapi_schemas() {
   json token = obj({{"id", integer()}, {"name", str()}, {"role", str_enum({"agent", "reviewer", "admin"})},
                     {"created_at", str()}, {"revoked", boolean()}});
   json device = obj({{"id", str()}, {"kind", str()}, {"name", str()}, {"copy_bytes_per_s", number()},
-                     {"flops_per_s", or_null(number())}, {"calibration", json::object()}, {"calibrated_at", str()}});
+                     {"flops_per_s", or_null(number())}, {"calibration", json::object()}, {"calibrated_at", str()},
+                     {"device_class", or_null(str())}, {"partition", str()}, {"node", str()}, {"reported_at", str()}},
+                    {"device_class", "partition", "node", "reported_at"});
+  json gpu = obj({{"lane", str()}, {"ordinal", integer()}, {"pci_bus_id", str()}, {"uuid", str()}, {"name", str()},
+                  {"device_class", {{"type", "string"}, {"description", "the calibration id its class shares"}}},
+                  {"status", str_enum({"ready", "unusable", "unused"})},
+                  {"reason", or_null(str())},
+                  {"candidate", {{"type", json::array({"string", "null"})}, {"description", "on the GPU now"}}},
+                  {"finished", integer()}});
+  json gpu_health = obj({{"lanes", integer()}, {"unusable", arr(obj({{"lane", str()}, {"reason", str()}}))}});
   json queue = obj({{"queued", integer()}, {"waiting_for_device", integer()}, {"compiling", integer()},
                     {"on_device", integer()}, {"finished", integer()}, {"unwritten_verdicts", integer()}});
   json storage = obj({{"free_bytes", or_null(integer())}, {"reserve_bytes", integer()}, {"problems", arr(str())}},
                      {"free_bytes", "reserve_bytes"});
-  json library_entry = {{"type", "object"},
-                        {"required", {"op", "variant", "backend", "kernel"}},
-                        {"properties", {{"op", str()}, {"variant", str()}, {"backend", str()}, {"device_class", str()},
-                                        {"kernel", str()}, {"entry", str()}, {"candidate", json::object()}, {"configs", arr({{"type", "object"}})}}}};
+  json dispatch_config = obj({{"workload", str()}, {"params", map_of(integer())}, {"tune", map_of(integer())},
+                              {"median_ns", or_null(number())}});
+  json library_entry = obj({{"op", str()}, {"variant", str()}, {"backend", str()}, {"device_class", str()},
+                            {"kernel", str()}, {"entry", str()}, {"candidate", json::object()},
+                            {"configs", arr(dispatch_config)},
+                            {"spec_version", {{"type", json::array({"integer", "null"})},
+                                              {"description", "the spec version it was accepted under (null: seeded)"}}},
+                            {"current_spec_version", or_null(integer())},
+                            {"source", {{"type", json::array({"string", "null"})},
+                                        {"description", "GET /v1/library/{op} only: the kernel file at the head commit"}}},
+                            {"meta", {{"description", "GET /v1/library/{op} only: its <name>.json"}}}},
+                           {"device_class", "entry", "candidate", "configs", "spec_version", "current_spec_version",
+                            "source", "meta"});
+  json diff_row = obj({{"workload", str()}, {"params", map_of(integer())}, {"candidate_ns", or_null(number())},
+                       {"incumbent_ns", or_null(number())}, {"vs_incumbent", or_null(number())},
+                       {"samples", integer()}, {"stderr_pct", number()}, {"comparison", ref("Comparison")}},
+                      {"comparison"});
   return {
       {"Error", error_schema()},
       {"Submit", submit_schema()},
       {"AddSpec", add_spec_schema()},
       {"Health", obj({{"status", str_enum({"ok", "degraded"})}, {"version", str()}, {"uptime_s", number()},
-                      {"auth", boolean()}, {"backends", arr(str())}, {"storage", storage}, {"queue", queue}})},
-      {"Devices", obj({{"devices", arr(device)}})},
+                      {"auth", boolean()}, {"backends", arr(str())}, {"storage", storage}, {"gpus", gpu_health},
+                      {"queue", queue}})},
+      {"Devices", obj({{"executor", str_enum({"local", "slurm"})},
+                       {"devices", {{"description", "every device with its calibration: local, this machine's; slurm, "
+                                                    "those the workers reported (with device_class, partition, node)"},
+                                    {"type", "array"}, {"items", device}}},
+                       {"device_classes",
+                        {{"description", "the classes a submission's device_class may name, with their devices"},
+                         {"type", "array"},
+                         {"items", obj({{"device_class", str()}, {"kind", str_enum({"cpu", "cuda"})},
+                                        {"partition", or_null(str())}, {"devices", arr(str())}})}}},
+                       {"gpus", arr(gpu)}})},
+      {"Whoami", obj({{"name", str()}, {"role", str_enum({"agent", "reviewer", "admin"})},
+                      {"token_id", {{"type", json::array({"integer", "null"})}, {"description", "null under --no-auth"}}},
+                      {"auth", {{"type", "boolean"}, {"description", "false: a --no-auth daemon (every caller is admin)"}}}})},
       {"BackendContract", backend_contract()},
       {"Spec", spec_schema()},
       {"SpecList", obj({{"specs", arr(ref("Spec"))}})},
@@ -246,10 +367,14 @@ json openapi_schemas() {
       {"Rules", obj({{"rules", arr(obj({{"id", str()}, {"severity", str()}, {"summary", str()}}))}, {"version", str()}})},
       {"SubmitReply", obj({{"id", str()}, {"state", str()}, {"links", links()}})},
       {"Verdict", verdict_schema()},
+      {"VerdictSummary", verdict_summary_schema()},
+      {"TimeStats", time_stats_schema()},
+      {"Comparison", comparison_schema()},
       {"Candidate", candidate_schema()},
       {"CandidateList", obj({{"items", arr(ref("Candidate"))}, {"next", or_null(str())}})},
       {"Event", event_schema()},
       {"EventPage", obj({{"after", integer()}, {"done", boolean()}, {"events", arr(ref("Event"))}})},
+      {"ProfileReply", obj({{"id", str()}, {"parent", str()}, {"state", str()}, {"links", links()}})},
       {"CancelReply", obj({{"id", str()}, {"state", str_enum(core::candidate_states())}, {"detail", str()}})},
       {"Promoted", obj({{"id", str()}, {"decision", {{"const", "promoted"}}}, {"commit", str()}, {"kernel", str()},
                         {"speedup", or_null(number())}, {"recovered", boolean()}},
@@ -258,17 +383,32 @@ json openapi_schemas() {
                       {"properties", {{"reason", {{"type", "string"}, {"minLength", 1}, {"maxLength", 4096}}}}}}},
       {"Rejected", obj({{"id", str()}, {"decision", {{"const", "rejected"}}}, {"reason", str()}})},
       {"Diff", obj({{"id", str()}, {"op", str()}, {"variant", str()}, {"backend", str()}, {"status", str()},
+                    {"author", or_null(str())}, {"source_sha256", str()}, {"bench", arr(str())},
+                    {"bench_subset", boolean()},
+                    {"same_source", arr(obj({{"id", str()}, {"op", str()}, {"state", str()}, {"status", or_null(str())}}))},
                     {"incumbent", or_null({{"type", "object"}})}, {"compared_with", or_null({{"type", "object"}})},
                     {"beats_incumbent", or_null(boolean())}, {"geomean_vs_incumbent", or_null(number())},
                     {"decision", or_null(str())}, {"machine", or_null({{"type", "object"}})},
-                    {"workloads", arr({{"type", "object"}})}, {"diff", {{"type", "string"}, {"description", "unified diff"}}}})},
-      {"Leaderboard", obj({{"op", str()},
-                           {"candidates", arr(obj({{"id", str()}, {"variant", str()}, {"backend", str()}, {"device", str()},
-                                                   {"geomean_vs_incumbent", or_null(number())},
-                                                   {"beats_incumbent", or_null(boolean())}, {"decision", or_null(str())},
-                                                   {"note", str()}, {"finished_at", str()},
-                                                   {"comparisons", arr({{"type", "object"}})},
-                                                   {"promotable", or_null(boolean())}}))}})},
+                    {"workloads", arr(diff_row)}, {"diff", {{"type", "string"}, {"description", "unified diff"}}}})},
+      {"WorkloadEvidence", workload_evidence_schema()},
+      {"Leaderboard",
+       obj({{"op", str()},
+            {"distinct_sources", integer()},
+            {"total", {{"type", "integer"}, {"description", "rows of the filtered leaderboard, whatever the page"}}},
+            {"offset", integer()},
+            {"limit", integer()},
+            {"next", {{"type", json::array({"string", "null"})}, {"description", "the path of the next page; null on the last"}}},
+            {"candidates", arr(review_row_schema({{"decision", or_null(str())},
+                                           {"same_source_as",
+                                            {{"type", json::array({"string", "null"})},
+                                             {"description", "the first (fastest) candidate listed with exactly this "
+                                                             "source; null for that one"}}}}))}})},
+      {"ReviewQueue", obj({{"pending", {{"type", "integer"}, {"description", "winners waiting, beyond the limit too"}}},
+                           {"candidates", arr(review_row_schema({{"op", str()},
+                                                          {"needs_reviewer",
+                                                           {{"type", "boolean"},
+                                                            {"description", "a cuda-launcher: kwb ci promote leaves it "
+                                                                            "to a person"}}}}))}})},
       {"Library", obj({{"commit", str()}, {"path", str()}, {"entries", arr(library_entry)}, {"op", str()},
                        {"history", arr(commit_entry())}, {"spec_history", arr(commit_entry())}},
                       {"op", "history", "spec_history"})},

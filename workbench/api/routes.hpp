@@ -8,6 +8,7 @@ namespace kwb::api {
 void add_meta_routes(Router& svr, ApiContext& ctx);        // health, devices, openapi, metrics, tokens
 void add_spec_routes(Router& svr, ApiContext& ctx);        // list, show and add specs
 void add_candidate_routes(Router& svr, ApiContext& ctx);   // submit, get, list, cancel
+void add_artifact_routes(Router& svr, ApiContext& ctx);    // GET .../artifacts/{ptx,cubin,sass}
 void add_event_routes(Router& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(Router& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
 void add_retime_routes(Router& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime

@@ -1,4 +1,5 @@
-// POST /v1/candidates, GET /v1/candidates[/{id}], POST /v1/candidates/{id}/cancel
+// POST /v1/candidates, GET /v1/candidates[/{id}], POST /v1/candidates/{id}/cancel|profile
+#include <algorithm>
 #include <thread>
 #include <variant>
 
@@ -9,6 +10,7 @@
 #include "api/routes.hpp"
 #include "api/submission.hpp"
 #include "core/filters.hpp"
+#include "library/device_class.hpp"
 #include "store/idempotency_repository.hpp"
 
 namespace kwb::api {
@@ -100,8 +102,13 @@ void submit(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
 
 bool terminal(const std::string& state) { return state == "done" || state == "cancelled"; }
 
+// Whether `who` submitted the candidate (the "mine" field; under --no-auth every candidate
+// submitted without a token is the anonymous caller's).
+bool submitted_by(const Principal& who, const store::CandidateRecord& rec) { return rec.token_id.value_or(0) == who.token_id; }
+
 void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
-  if (!guard(req, res, ctx, Role::agent)) return;
+  auto who = guard(req, res, ctx, Role::agent);
+  if (!who) return;
   auto wait_s = query_int(req, res, "wait", 0, 0, ctx.limits.max_wait_s);
   if (!wait_s) return;
   std::string id = req.matches[1];
@@ -115,6 +122,7 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (terminal((*rec)->state) || left.count() <= 0 || ctx.hub.is_shutdown()) {
       auto j = candidate_json(**rec, true);
+      j["mine"] = submitted_by(*who, **rec);
       if (auto ok = add_outcomes(ctx.db, id, j); !ok) return send_failure(res, ok.error());
       return send_json(res, 200, j);
     }
@@ -123,9 +131,18 @@ void get_one(const httplib::Request& req, httplib::Response& res, ApiContext& ct
 }
 
 void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
-  if (!guard(req, res, ctx, Role::agent)) return;
-  if (!only_known_params(req, res, {"op", "state", "status", "limit", "before"})) return;
+  auto who = guard(req, res, ctx, Role::agent);
+  if (!who) return;
+  if (!only_known_params(req, res, {"op", "state", "status", "mine", "limit", "before", "device_class"})) return;
   store::CandidateFilter f;
+  if (req.has_param("device_class")) {  // a valid class may match none (another fleet's)
+    f.device_class = req.get_param_value("device_class");
+    if (auto why = library::why_not_a_device_class(*f.device_class); !why.empty())
+      return send_error(res, 400, "bad_parameter", "query parameter 'device_class': " + why);
+  }
+  bool refused = false;
+  if (auto mine = query_choice(req, res, "mine", {"true", "false"}, refused); mine && *mine == "true") f.token_id = who->token_id;
+  if (refused) return;
   auto limit = query_int(req, res, "limit", 50, 1, 500);
   if (!limit) return;
   f.limit = int(*limit);
@@ -134,7 +151,6 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
     if (!before) return;
     f.before_seq = *before;
   }
-  bool refused = false;
   if (auto op = query_choice(req, res, "op", ctx.catalog.ops(), refused)) f.op = *op;
   if (refused) return;
   if (auto state = query_choice(req, res, "state", core::candidate_states(), refused)) f.state = *state;
@@ -145,12 +161,17 @@ void list(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
   auto rows = repo.list(f);
   if (!rows) return send_failure(res, rows.error());
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& r : *rows) items.push_back(candidate_json(r, false));
+  for (const auto& r : *rows) {
+    items.push_back(candidate_json(r, false));
+    items.back()["mine"] = submitted_by(*who, r);
+  }
   nlohmann::json next = nullptr;
   if (int64_t(rows->size()) == f.limit) {  // the next page keeps the filters
     std::string link = "/v1/candidates?limit=" + std::to_string(f.limit) + "&before=" + std::to_string(rows->back().seq);
-    for (const auto& [key, value] : {std::pair{"op", f.op}, std::pair{"state", f.state}, std::pair{"status", f.status}})
+    for (const auto& [key, value] : {std::pair{"op", f.op}, std::pair{"state", f.state}, std::pair{"status", f.status},
+                                      std::pair{"device_class", f.device_class}})
       if (value) link += std::string("&") + key + "=" + httplib::detail::encode_query_param(*value);
+    if (f.token_id) link += "&mine=true";
     next = link;
   }
   send_json(res, 200, {{"items", items}, {"next", next}});
@@ -177,6 +198,54 @@ void cancel(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   send_json(res, 200, {{"id", id}, {"state", *state}, {"detail", note}});
 }
 
+// POST /v1/candidates/{id}/profile: the candidate again, as a new candidate of the caller's token
+// with "profile": true and parent {id} (docs/api.md "Profiles"): a profile is a separate pass of
+// its own evaluation, so the first verdict's timed figures stay as they were.
+void profile(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  auto who = guard(req, res, ctx, Role::agent);
+  if (!who) return;
+  std::string id = req.matches[1];
+  if (!empty_or_object_body(req, res)) return;
+  if (!req.body.empty()) {
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_object() && !body.empty())
+      return send_error(res, 400, "invalid_request", body.begin().key() + ": unknown field (the body is {} or nothing)");
+  }
+  store::CandidateRepository repo(ctx.db);
+  auto found = repo.find(id);
+  if (!found) return send_failure(res, found.error());
+  if (!*found) return send_error(res, 404, "not_found", "no candidate " + id);
+  const auto& src = **found;
+  if (std::find(ctx.backends.begin(), ctx.backends.end(), src.backend) == ctx.backends.end())
+    return send_error(res, 422, "unsupported_backend", "this daemon does not evaluate '" + src.backend + "' candidates");
+  store::CandidateRecord rec;
+  rec.op = src.op;
+  rec.variant = src.variant.empty() && src.verdict.is_object() ? src.verdict.value("variant", std::string()) : src.variant;
+  rec.backend = src.backend;
+  rec.source_sha256 = src.source_sha256;
+  rec.source_name = src.source_name;
+  rec.flags = src.flags;
+  rec.bench = src.bench;
+  rec.note = "profile of " + id;
+  rec.parent = id;
+  rec.profile = true;
+  if (who->token_id != 0) rec.token_id = who->token_id;
+  auto active = repo.count_active(rec.token_id);
+  if (!active) return send_failure(res, active.error());
+  if (*active >= ctx.limits.queue_quota) {
+    res.set_header("Retry-After", "5");
+    return send_error(res, 429, "queue_quota",
+                      "this token has " + std::to_string(*active) + " candidates queued or in flight (quota " +
+                          std::to_string(ctx.limits.queue_quota) + "); wait for verdicts");
+  }
+  bool existing = false;
+  auto inserted = repo.insert(rec, &existing);
+  if (!inserted) return send_failure(res, inserted.error());
+  ctx.pipeline.submitted(*inserted);
+  res.set_header("Location", "/v1/candidates/" + inserted->id);
+  send_json(res, 202, {{"id", inserted->id}, {"parent", id}, {"state", "queued"}, {"links", candidate_links(inserted->id)}});
+}
+
 }  // namespace
 
 void add_candidate_routes(Router& svr, ApiContext& ctx) {
@@ -185,6 +254,8 @@ void add_candidate_routes(Router& svr, ApiContext& ctx) {
   svr.Get("/v1/candidates/{id}", [&ctx](const httplib::Request& q, httplib::Response& s) { get_one(q, s, ctx); });
   svr.Post("/v1/candidates/{id}/cancel",
            [&ctx](const httplib::Request& q, httplib::Response& s) { cancel(q, s, ctx); });
+  svr.Post("/v1/candidates/{id}/profile",
+           [&ctx](const httplib::Request& q, httplib::Response& s) { profile(q, s, ctx); });
 }
 
 }  // namespace kwb::api

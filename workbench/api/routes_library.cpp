@@ -1,5 +1,5 @@
 // POST /v1/candidates/{id}/promote|reject, GET /v1/candidates/{id}/diff,
-// GET /v1/leaderboard/{op}, GET /v1/library[/{op}] — thin adapters over library::Curator.
+// GET /v1/leaderboard/{op}, GET /v1/review, GET /v1/library[/{op}] — thin adapters over library::Curator.
 #include "api/body_fields.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
@@ -62,11 +62,52 @@ void diff(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) 
   send_outcome(res, o);
 }
 
+// One page of the leaderboard: ?limit, ?offset, ?sort (speedup | newest), ?decision (pending |
+// promoted | rejected), ?backend; `next` is the path of the next page (null on the last).
 void leaderboard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   if (!guard(req, res, ctx, Role::agent) || !have_library(res, ctx)) return;
+  if (!only_known_params(req, res, {"limit", "offset", "sort", "decision", "backend"})) return;
   auto limit = query_int(req, res, "limit", 20, 1, 500);
   if (!limit) return;
-  send_outcome(res, ctx.curator->leaderboard(req.matches[1], int(*limit)));
+  auto offset = query_int(req, res, "offset", 0, 0, int64_t(1) << 40);
+  if (!offset) return;
+  bool refused = false;
+  auto sort = query_choice(req, res, "sort", {"speedup", "newest"}, refused);
+  auto decision = refused ? std::nullopt : query_choice(req, res, "decision", {"pending", "promoted", "rejected"}, refused);
+  auto backend = refused ? std::nullopt : query_choice(req, res, "backend", {"cpu", "cuda", "cuda-launcher"}, refused);
+  if (refused) return;
+  store::LeaderboardQuery q;
+  q.backend = backend;
+  q.decision = decision;
+  q.newest_first = sort && *sort == "newest";
+  q.offset = *offset;
+  q.limit = int(*limit);
+  auto o = ctx.curator->leaderboard(req.matches[1], q);
+  if (o.code == Code::ok) {
+    nlohmann::json next;
+    if (*offset + *limit < o.body["total"].get<int64_t>()) {
+      std::string path = "/v1/leaderboard/" + std::string(req.matches[1]) + "?limit=" + std::to_string(*limit) +
+                         "&offset=" + std::to_string(*offset + *limit);
+      if (sort) path += "&sort=" + *sort;
+      if (decision) path += "&decision=" + *decision;
+      if (backend) path += "&backend=" + *backend;
+      next = path;
+    }
+    o.body["next"] = next;
+  }
+  send_outcome(res, o);
+}
+
+// The winners waiting for a reviewer, across ops: a reviewer's work list (GET /v1/review).
+void review_queue(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::reviewer) || !have_library(res, ctx)) return;
+  if (!only_known_params(req, res, {"op", "limit"})) return;
+  auto limit = query_int(req, res, "limit", 50, 1, 500);
+  if (!limit) return;
+  bool refused = false;
+  auto op = query_choice(req, res, "op", ctx.catalog.ops(), refused);
+  if (refused) return;
+  send_outcome(res, ctx.curator->pending_review(op, int(*limit)));
 }
 
 void library_view(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
@@ -85,6 +126,7 @@ void add_library_routes(Router& svr, ApiContext& ctx) {
           [&ctx](const httplib::Request& q, httplib::Response& s) { diff(q, s, ctx); });
   svr.Get("/v1/leaderboard/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { leaderboard(q, s, ctx); });
+  svr.Get("/v1/review", [&ctx](const httplib::Request& q, httplib::Response& s) { review_queue(q, s, ctx); });
   svr.Get("/v1/library", [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
   svr.Get("/v1/library/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });

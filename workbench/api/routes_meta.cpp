@@ -1,4 +1,6 @@
-// /v1/health /v1/devices /v1/tokens /metrics /openapi.json (specs: routes_specs.cpp)
+// /v1/health /v1/devices /v1/whoami /v1/tokens /metrics /openapi.json (specs: routes_specs.cpp)
+#include <map>
+
 #include <fmt/format.h>
 
 #include "api/body_fields.hpp"
@@ -6,7 +8,10 @@
 #include "api/openapi.hpp"
 #include "analysis/analyzer.hpp"
 #include "api/routes.hpp"
+#include "eval/cpu_device.hpp"
+#include "library/device_class.hpp"
 #include "store/device_repository.hpp"
+#include "store/fleet_device_repository.hpp"
 #include "store/token_repository.hpp"
 
 namespace kwb::api {
@@ -35,6 +40,87 @@ nlohmann::json storage_health(const ApiContext& ctx, const exec::PipelineStats& 
   return out;
 }
 
+// The GPUs with their lanes' live state: the candidate on each now, how many each ran.
+nlohmann::json gpus_now(const ApiContext& ctx, const exec::PipelineStats& st) {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto g : ctx.gpus) {
+    g["candidate"] = nullptr;
+    g["finished"] = 0;
+    for (const auto& l : st.lanes)
+      if (l.key == g.value("lane", std::string())) {
+        if (!l.candidate.empty()) g["candidate"] = l.candidate;
+        g["finished"] = l.finished;
+      }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// GPUs taken out of rotation at start-up (a failed warm-up): the daemon runs on, degraded.
+nlohmann::json gpu_health(const ApiContext& ctx) {
+  int ready = 0;
+  nlohmann::json unusable = nlohmann::json::array();
+  for (const auto& g : ctx.gpus) {
+    if (g.value("status", std::string()) == "ready") ++ready;
+    if (g.value("status", std::string()) == "unusable")
+      unusable.push_back({{"lane", g.value("lane", std::string())}, {"reason", g.value("reason", std::string())}});
+  }
+  return {{"lanes", ready}, {"unusable", unusable}};
+}
+
+nlohmann::json device_json(const store::DeviceRecord& d, const std::string& device_class) {
+  return {{"id", d.id}, {"kind", d.kind}, {"name", d.name}, {"copy_bytes_per_s", d.copy_bytes_per_s},
+          {"flops_per_s", d.flops_per_s ? nlohmann::json(*d.flops_per_s) : nlohmann::json(nullptr)},
+          {"calibration", d.details}, {"calibrated_at", d.calibrated_at},
+          {"device_class", device_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(device_class)}};
+}
+
+// The class of a device calibrated on this machine: the CPU's (library/device_class.hpp), a
+// GPU's from the compute capability in its identity ("cuda:NVIDIA H200:sm_90:...").
+std::string local_device_class(const store::DeviceRecord& d) {
+  if (d.kind == "cpu") return library::host_cpu_class();
+  auto at = d.id.find(":sm_");
+  if (at == std::string::npos) return "";
+  auto end = d.id.find(':', at + 1);
+  return "cuda-" + d.id.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+}
+
+// GET /v1/devices (docs/fleet.md "Device classes"): every device with its calibration and class,
+// and the classes a submission may ask for with their devices' ids. Local: this machine's
+// devices table (a CPU of another model, calibrated here before, has no class); slurm: the
+// calibrations the workers reported (fleet_devices).
+util::Result<nlohmann::json> devices_listing(const ApiContext& ctx) {
+  nlohmann::json devices = nlohmann::json::array();
+  std::map<std::string, std::vector<std::string>> ids_by_class;
+  if (ctx.executor == "local") {
+    auto all = store::DeviceRepository(ctx.db).all();
+    if (!all) return std::unexpected(all.error());
+    static const std::string here = eval::detect_cpu().id;
+    for (const auto& d : *all) {
+      const std::string cls = d.kind == "cpu" && d.id != here ? "" : local_device_class(d);
+      devices.push_back(device_json(d, cls));
+      if (!cls.empty()) ids_by_class[cls].push_back(d.id);
+    }
+  } else {
+    auto all = store::FleetDeviceRepository(ctx.db).all();
+    if (!all) return std::unexpected(all.error());
+    for (const auto& f : *all) {
+      auto j = device_json(f.device, f.device_class);
+      j["partition"] = f.partition;
+      j["node"] = f.node;
+      j["reported_at"] = f.reported_at;
+      devices.push_back(std::move(j));
+      ids_by_class[f.device_class].push_back(f.device.id);
+    }
+  }
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& c : ctx.device_classes)
+    classes.push_back({{"device_class", c.device_class}, {"kind", c.kind},
+                       {"partition", ctx.executor == "slurm" ? nlohmann::json(c.partition) : nlohmann::json(nullptr)},
+                       {"devices", ids_by_class[c.device_class]}});
+  return nlohmann::json{{"executor", ctx.executor}, {"devices", devices}, {"device_classes", classes}};
+}
+
 }  // namespace
 
 void add_meta_routes(Router& svr, ApiContext& ctx) {
@@ -44,24 +130,29 @@ void add_meta_routes(Router& svr, ApiContext& ctx) {
     auto st = ctx.pipeline.stats();
     double up = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.started).count();
     auto storage = storage_health(ctx, st);
-    send_json(res, 200, {{"status", storage["problems"].empty() ? "ok" : "degraded"}, {"version", KWB_VERSION},
+    auto gpus = gpu_health(ctx);
+    const bool ok = storage["problems"].empty() && gpus["unusable"].empty();
+    send_json(res, 200, {{"status", ok ? "ok" : "degraded"}, {"version", KWB_VERSION},
                          {"uptime_s", up}, {"auth", ctx.auth.enabled()}, {"backends", ctx.backends},
-                         {"storage", storage},
+                         {"storage", storage}, {"gpus", gpus},
                          {"queue", {{"queued", st.queued}, {"waiting_for_device", st.waiting_for_device},
                                     {"compiling", st.compiling}, {"on_device", st.on_device},
                                     {"finished", st.finished}, {"unwritten_verdicts", st.unwritten_verdicts}}}});
   });
   svr.Get("/v1/devices", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::agent)) return;
-    store::DeviceRepository repo(ctx.db);
-    auto all = repo.all();
-    if (!all) return send_failure(res, all.error());
-    nlohmann::json items = nlohmann::json::array();
-    for (const auto& d : *all)
-      items.push_back({{"id", d.id}, {"kind", d.kind}, {"name", d.name}, {"copy_bytes_per_s", d.copy_bytes_per_s},
-                       {"flops_per_s", d.flops_per_s ? nlohmann::json(*d.flops_per_s) : nlohmann::json(nullptr)},
-                       {"calibration", d.details}, {"calibrated_at", d.calibrated_at}});
-    send_json(res, 200, {{"devices", items}});
+    auto listing = devices_listing(ctx);
+    if (!listing) return send_failure(res, listing.error());
+    (*listing)["gpus"] = gpus_now(ctx, ctx.pipeline.stats());
+    send_json(res, 200, *listing);
+  });
+  // Who the token is: the review pages offer a reviewer's controls by it (the routes decide).
+  svr.Get("/v1/whoami", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto who = guard(req, res, ctx, Role::agent);
+    if (!who) return;
+    send_json(res, 200, {{"name", who->name.empty() ? "anonymous" : who->name}, {"role", std::string(role_name(who->role))},
+                         {"token_id", who->token_id ? nlohmann::json(who->token_id) : nlohmann::json()},
+                         {"auth", ctx.auth.enabled()}});
   });
   svr.Get("/v1/analysis/rules", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!guard(req, res, ctx, Role::agent)) return;

@@ -18,6 +18,28 @@ SubmitError bad(std::string field, std::string message, int status = 400, std::s
 
 const char* type_name(const nlohmann::json& v) { return v.type_name(); }
 
+// The class asked for must be one this daemon's executor evaluates on, of the candidate's kind.
+std::optional<SubmitError> check_device_class(const store::CandidateRecord& r, const ApiContext& ctx) {
+  const std::string kind = r.backend == "cpu" ? "cpu" : "cuda";
+  std::string known;
+  const exec::DeviceClassInfo* found = nullptr;
+  for (const auto& c : ctx.device_classes) {
+    known += (known.empty() ? "" : ", ") + c.device_class;
+    if (c.device_class == r.device_class) found = &c;
+  }
+  if (known.empty())
+    known = ctx.executor == "slurm" ? "none: the daemon's --slurm-device-classes names none" : "none";
+  if (!found)
+    return bad("device_class", "this daemon (executor " + ctx.executor + ") does not evaluate on device class '" +
+                                   r.device_class + "' (known: " + known + "; GET /v1/devices)",
+               422, "unknown_device_class");
+  if (found->kind != kind)
+    return bad("device_class", "device class " + r.device_class + " is a " + found->kind + " class; a " + r.backend +
+                                   " candidate needs a " + kind + " class (known: " + known + ")",
+               422, "unknown_device_class");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::variant<Submission, SubmitError> parse_submission(const std::string& body, const ApiContext& ctx) {
@@ -32,9 +54,10 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
   }
   if (!j.is_object()) return SubmitError{400, "invalid_json", "body must be a JSON object"};
   static const std::set<std::string> known = {"op", "variant", "backend", "source", "source_name", "launch",
-                                              "tune", "flags", "note", "parent", "bench"};
+                                              "tune", "flags", "note", "parent", "bench",
+                                              "device_class", "profile"};
   for (const auto& [k, v] : j.items())
-    if (!known.contains(k)) return bad(k, "unknown field (expected: op, variant, backend, source, source_name, flags, note, parent, launch, tune, bench)");
+    if (!known.contains(k)) return bad(k, "unknown field (expected: op, variant, backend, source, source_name, flags, note, parent, launch, tune, bench, device_class, profile)");
 
   Submission s;
   auto& r = s.rec;
@@ -105,6 +128,10 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
     if (auto ok = spec::check_bench_selection(*spec, r.backend, r.bench); !ok)
       return SubmitError{422, "unknown_workload", ok.error().what()};
   }
+  if (j.contains("profile")) {
+    if (!j["profile"].is_boolean()) return bad("profile", std::string("expected true or false, got ") + type_name(j["profile"]));
+    r.profile = j["profile"].get<bool>();
+  }
   if (auto e = want_string("note", false, r.note)) return *e;
   if (r.note.size() > 4096) return bad("note", "longer than 4096 bytes");
   if (j.contains("parent")) {
@@ -114,6 +141,9 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
     if (!std::regex_match(parent, id_re)) return bad("parent", "expected a candidate id like c-0123456789abcdef");
     r.parent = parent;
   }
+  if (auto e = want_string("device_class", false, r.device_class)) return *e;
+  if (j.contains("device_class"))
+    if (auto e = check_device_class(r, ctx)) return *e;
   s.request_sha256 = util::sha256_hex(j.dump());  // key order and blanks do not matter
   return s;
 }

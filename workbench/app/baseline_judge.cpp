@@ -1,6 +1,7 @@
 #include "app/baseline_judge.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -34,6 +35,17 @@ void BaselineJudge::judge(core::Verdict& v, const BaselineMeasureFn& measure) {
       break;
     }
   if (!baseline) return;
+  // The baseline's share of the verdict's time (waiting for another evaluation's timing of it
+  // included): stage_ms.baseline, part of wall_ms (docs/verdict.md).
+  struct Counted {
+    core::Verdict& v;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Counted() {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      v.summary.stage_ms["baseline"] = ms;
+      v.summary.wall_ms += ms;
+    }
+  } counted{v};
   std::lock_guard lock(m_mutex);
   const std::string key = v.op + "/" + v.variant + "/" + baseline->name + "/" + v.device;
   if (auto f = m_failed.find(key); f != m_failed.end()) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/workspace_access.hpp"
 #include "app/library_support.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/cuda_device.hpp"
@@ -13,8 +14,8 @@ namespace kwb::app {
 
 namespace {
 
-int run_calibrate(const util::Settings& settings, bool cpu_only) {
-  auto db = store::Database::open(std::filesystem::path(settings.get("workspace")) / "kwb.db");
+int run_calibrate(const util::Settings& settings, bool cpu_only, bool init) {
+  auto db = open_workspace_db(settings, init);
   if (!db) return std::fprintf(stderr, "kwb calibrate: %s\n", db.error().what().c_str()), 2;
   auto dev = eval::cpu_device(*db, true);
   if (!dev) return std::fprintf(stderr, "kwb calibrate: %s\n", dev.error().what().c_str()), 2;
@@ -46,8 +47,10 @@ void add_calibrate_command(CLI::App& app, util::Settings& settings, int& code) {
                                               "FMA rate) and store them in the workspace");
   auto cpu_only = std::make_shared<bool>(false);
   cmd->add_flag("--cpu-only", *cpu_only, "Only the CPU");
+  auto init = std::make_shared<bool>(false);
+  add_init_flag(*cmd, *init);
   add_setting_flags(*cmd, settings);
-  cmd->callback([&settings, &code, cpu_only] { code = run_calibrate(settings, *cpu_only); });
+  cmd->callback([&settings, &code, cpu_only, init] { code = run_calibrate(settings, *cpu_only, *init); });
 }
 
 }  // namespace kwb::app

@@ -3,15 +3,19 @@
 // those that still win, and writes a JSON and a JUnit report. A winner that no longer wins (or is
 // no longer correct) is recorded as rejected with the reason; one this machine could not judge
 // (no device, a setup error) stays pending. Exit 0 when every pending winner was promoted, 1
-// otherwise, 2 on usage or setup errors.
+// otherwise (with --no-longer-wins pass, a winner that no longer wins does not count), 2 on usage
+// or setup errors. --dry-run lists the pending winners and does nothing else.
 #include <cstdio>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "app/commands.hpp"
 #include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "core/verdict_parse.hpp"
+#include "library/evidence.hpp"
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
 #include "store/candidate_repository.hpp"
@@ -28,6 +32,8 @@ struct CiArgs {
   std::string policy, report_json, junit;
   std::vector<std::string> ops;
   int limit = 100;
+  bool dry_run = false;
+  std::string no_longer_wins = "fail";  // "fail" | "pass": whether a winner that no longer wins fails the job
 };
 
 int usage(const std::string& msg) {
@@ -52,11 +58,13 @@ util::Result<library::Policy> load_policy(const std::string& file, int decide_bu
                     : key == "decide_budget_ms"   ? &budget
                     : key == "min_blocks"         ? &blocks
                     : key == "gpu_precision_pct"  ? &p.gpu_precision_pct
+                    : key == "cpu_min_gain_pct"   ? &p.cpu_min_gain_pct
+                    : key == "cpu_same_margin_pct" ? &p.cpu_same_margin_pct
                                                   : nullptr;
     if (!field)
       return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, same_margin_pct, "
                                            "max_regression_pct, confidence, decide_budget_ms, min_blocks, "
-                                           "gpu_precision_pct)");
+                                           "gpu_precision_pct, cpu_min_gain_pct, cpu_same_margin_pct)");
     if (!value.is_number() || value.get<double>() < 0) return util::fail(file + ": " + key, "expected a number >= 0");
     *field = value.get<double>();
   }
@@ -84,7 +92,7 @@ std::string xml_escape(const std::string& s) {
 
 std::string junit_report(const nlohmann::json& results, double seconds) {
   int failures = 0;
-  for (const auto& r : results) failures += r["outcome"] != "promoted";
+  for (const auto& r : results) failures += r["fails_job"].get<bool>();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"kwb ci promote\" tests=\"" + std::to_string(results.size()) + "\" failures=\"" +
          std::to_string(failures) + "\" time=\"" + std::to_string(seconds) + "\">\n";
@@ -95,15 +103,68 @@ std::string junit_report(const nlohmann::json& results, double seconds) {
                       r["backend"].get<std::string>();
     out += "    <testcase classname=\"" + xml_escape(cls) + "\" name=\"" + xml_escape(r["id"].get<std::string>()) +
            "\" time=\"" + std::to_string(r["seconds"].get<double>()) + "\">\n";
-    if (r["outcome"] != "promoted")
+    if (r["fails_job"].get<bool>())
       out += "      <failure type=\"" + xml_escape(r["outcome"].get<std::string>()) + "\" message=\"" +
              xml_escape(r["reason"].get<std::string>()) + "\"/>\n";
+    else if (r["outcome"] != "promoted")  // a dry run, or a winner that no longer wins under --no-longer-wins pass
+      out += "      <skipped message=\"" + xml_escape(r["outcome"].get<std::string>() + ": " + r["reason"].get<std::string>()) +
+             "\"/>\n";
     else
       out += "      <system-out>" + xml_escape("promoted in " + r["commit"].get<std::string>()) + "</system-out>\n";
     out += "    </testcase>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";
   return out;
+}
+
+util::Result<void> write_ci_reports(const CiArgs& a, const nlohmann::json& report, double seconds) {
+  if (!a.report_json.empty())
+    if (auto w = util::write_file_atomic(a.report_json, report.dump(2) + "\n"); !w) return w;
+  if (!a.junit.empty())
+    if (auto w = util::write_file_atomic(a.junit, junit_report(report["candidates"], seconds)); !w) return w;
+  return {};
+}
+
+// --dry-run: what a run would do, from the stored verdicts alone; nothing is evaluated, recorded
+// or committed (the reports are written, with outcome would_revalidate).
+int run_ci_dry_run(const CiArgs& a, const std::vector<store::CandidateRecord>& pending, const nlohmann::json& left_to_reviewer,
+            library::Repository& repo, const std::string& head) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& rec : pending) {
+    auto v = core::verdict_from_json(rec.verdict);
+    nlohmann::json r = {{"id", rec.id}, {"op", rec.op}, {"variant", rec.variant}, {"backend", rec.backend},
+                        {"outcome", "would_revalidate"}, {"commit", ""}, {"seconds", 0.0}, {"fails_job", false},
+                        {"geomean_vs_incumbent", nullptr}, {"workloads", nlohmann::json::array()}};
+    std::string recorded = "no recorded ratio";
+    if (v) {
+      r["variant"] = v->variant.empty() ? rec.variant : v->variant;
+      r["workloads"] = library::workload_evidence(*v);
+      if (v->summary.geomean_vs_incumbent) {
+        r["geomean_vs_incumbent"] = *v->summary.geomean_vs_incumbent;
+        recorded = fmt::format("recorded {:.3f}x geomean", *v->summary.geomean_vs_incumbent);
+      }
+    }
+    r["reason"] = "would re-validate it with fresh seeds on every bench workload, re-time the incumbent beside it "
+                  "and promote it if it still wins (" + recorded + ")";
+    std::printf("would     %s %s/%s/%s: %s\n", rec.id.c_str(), rec.op.c_str(), r["variant"].get<std::string>().c_str(),
+                rec.backend.c_str(), r["reason"].get<std::string>().c_str());
+    results.push_back(r);
+  }
+  for (const auto& id : left_to_reviewer)
+    std::printf("skip      %s: a cuda-launcher winner, left to a reviewer (kwb review)\n", id.get<std::string>().c_str());
+  nlohmann::json report = {{"schema", "kwb.ci-promote.v1"},
+                           {"library", repo.path().string()},
+                           {"started_commit", head},
+                           {"final_commit", head},
+                           {"dry_run", true},
+                           {"summary", {{"pending", pending.size()}, {"promoted", 0}, {"failed", 0}}},
+                           {"left_to_reviewer", left_to_reviewer},
+                           {"seconds", 0.0},
+                           {"candidates", results}};
+  if (auto w = write_ci_reports(a, report, 0.0); !w) return usage(w.error().what());
+  std::printf("kwb ci promote --dry-run: %zu pending winner%s would be re-validated; nothing was evaluated, recorded or "
+              "committed\n", pending.size(), pending.size() == 1 ? "" : "s");
+  return 0;
 }
 
 int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
@@ -119,12 +180,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     if (auto why = core::refuse_unknown("op", op, catalog->ops())) return usage("--op: " + *why);
   auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
   if (!repo) return usage("library: " + repo.error().what());
-  auto cpu = eval::cpu_device(*db);
-  if (!cpu) return usage(cpu.error().what());
   store::ObjectStore objects(workspace / "objects");
-  auto opt = eval_options(settings);
-  auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
-  library::Referee referee(**repo, *db, *policy);
   auto started_commit = (*repo)->head();
 
   // Pending winners: accepted, beating the incumbent they were compared with, undecided; oldest first.
@@ -134,14 +190,24 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   auto recs = candidates.accepted_undecided(1 << 20);
   if (!recs) return usage(recs.error().what());
   std::vector<store::CandidateRecord> pending;
+  nlohmann::json left_to_reviewer = nlohmann::json::array();
   for (const auto& rec : *recs) {
     auto v = core::verdict_from_json(rec.verdict);
     if (!v || !v->summary.beats_incumbent.value_or(false)) continue;
     if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), rec.op) == a.ops.end()) continue;
-    if (rec.backend == "cuda-launcher") continue;  // host code of its own: left for a reviewer (docs/library.md)
+    if (rec.backend == "cuda-launcher") {  // host code of its own: left for a reviewer (docs/library.md)
+      left_to_reviewer.push_back(rec.id);
+      continue;
+    }
+    if (int(pending.size()) >= a.limit) continue;
     pending.push_back(rec);
-    if (int(pending.size()) >= a.limit) break;
   }
+  if (a.dry_run) return run_ci_dry_run(a, pending, left_to_reviewer, **repo, started_commit ? *started_commit : "");
+  auto cpu = eval::cpu_device(*db);  // (calibrates this machine on first use)
+  if (!cpu) return usage(cpu.error().what());
+  auto opt = eval_options(settings);
+  auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
+  library::Referee referee(**repo, *db, *policy);
 
   // One pending winner: its outcome, reason and (when promoted) commit and kernel.
   auto settle = [&](const store::CandidateRecord& rec, nlohmann::json& r) {
@@ -183,6 +249,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                             {"confidence", w.comparison->confidence}, {"blocks", w.comparison->blocks},
                             {"samples", w.comparison->samples}});
     r["comparisons"] = evidence;
+    r["workloads"] = library::workload_evidence(v);  // the figures per workload: median ±, samples, comparison
     if (v.summary.decision) r["decision"] = v.summary.decision->reason;
     if (v.summary.machine) r["machine"] = v.summary.machine->detail + (v.summary.machine->busy ? " (busy)" : "");
     if (v.status == core::Status::no_device || v.status == core::Status::error) {
@@ -225,6 +292,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     nlohmann::json r = {{"id", rec.id}, {"op", rec.op}, {"variant", rec.variant}, {"backend", rec.backend},
                         {"outcome", ""}, {"reason", ""}, {"commit", ""}, {"geomean_vs_incumbent", nullptr}};
     settle(rec, r);
+    r["fails_job"] = r["outcome"] != "promoted" && !(r["outcome"] == "no_longer_wins" && a.no_longer_wins == "pass");
     // A winner that no longer wins under fresh seeds is rejected, so it stops being pending.
     if (r["outcome"] == "regressed" || r["outcome"] == "no_longer_wins")
       (void)decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "", std::nullopt, ""});
@@ -234,7 +302,8 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                             {"commit", r["commit"] == "" ? nlohmann::json(nullptr) : r["commit"]}};
     if (auto e = events.append(rec.id, "ci", event); !e)
       std::fprintf(stderr, "kwb ci promote: %s: the ci event was not stored: %s\n", rec.id.c_str(), e.error().what().c_str());
-    (r["outcome"] == "promoted" ? promoted : failed)++;
+    promoted += r["outcome"] == "promoted";
+    failed += r["fails_job"].get<bool>();
     std::printf("%-9s %s %s/%s/%s: %s\n", r["outcome"].get<std::string>().c_str(), rec.id.c_str(), rec.op.c_str(),
                 r["variant"].get<std::string>().c_str(), rec.backend.c_str(), r["reason"].get<std::string>().c_str());
     results.push_back(r);
@@ -252,14 +321,16 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                              {"confidence", policy->confidence},
                              {"decide_budget_ms", policy->decide_budget_ms},
                              {"min_blocks", policy->min_blocks},
-                             {"gpu_precision_pct", policy->gpu_precision_pct}}},
+                             {"gpu_precision_pct", policy->gpu_precision_pct},
+                             {"cpu_min_gain_pct", policy->cpu_min_gain_pct},
+                             {"cpu_same_margin_pct", policy->cpu_same_margin_pct},
+                             {"no_longer_wins", a.no_longer_wins}}},
+                           {"dry_run", false},
                            {"summary", {{"pending", pending.size()}, {"promoted", promoted}, {"failed", failed}}},
+                           {"left_to_reviewer", left_to_reviewer},
                            {"seconds", seconds},
                            {"candidates", results}};
-  if (!a.report_json.empty())
-    if (auto w = util::write_file_atomic(a.report_json, report.dump(2) + "\n"); !w) return usage(w.error().what());
-  if (!a.junit.empty())
-    if (auto w = util::write_file_atomic(a.junit, junit_report(results, seconds)); !w) return usage(w.error().what());
+  if (auto w = write_ci_reports(a, report, seconds); !w) return usage(w.error().what());
   std::printf("kwb ci promote: %zu pending, %d promoted, %d failed (%.1f s)\n", pending.size(), promoted, failed, seconds);
   return failed > 0 ? 1 : 0;
 }
@@ -279,6 +350,14 @@ void add_ci_command(CLI::App& app, util::Settings& settings, int& code) {
   promote->add_option("--junit", a->junit, "Write a JUnit XML report here");
   promote->add_option("--op", a->ops, "Only these ops (repeatable)");
   promote->add_option("--limit", a->limit, "At most this many candidates")->default_val(100);
+  promote->add_flag("--dry-run", a->dry_run,
+                    "List the pending winners it would re-validate and promote, from their stored verdicts; evaluate, "
+                    "record and commit nothing");
+  promote->add_option("--no-longer-wins", a->no_longer_wins,
+                      "A pending winner that no longer wins when re-timed: 'fail' the job (exit 1, a JUnit failure) or "
+                      "'pass' (reported and rejected all the same, a JUnit skipped case)")
+      ->check(CLI::IsMember({"fail", "pass"}))
+      ->default_val("fail");
   add_setting_flags(*promote, settings);
   promote->callback([a, &settings, &code] { code = run_ci_promote(*a, settings); });
 }

@@ -13,6 +13,7 @@
 #include "app/spec_sources.hpp"
 #include "library/referee.hpp"
 #include "app/verdict_table.hpp"
+#include "eval/profile_request.hpp"
 #include "eval/cpu_device.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_evaluation.hpp"
@@ -29,6 +30,7 @@ struct EvalArgs {
   std::string gpu_arch;
   uint64_t seed = 0;
   bool json = false, no_bench = false, keep_job = false, no_cache = false, compare = false, no_baseline = false;
+  bool profile = false;
   std::vector<std::string> flags, bench;
 };
 
@@ -65,6 +67,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   cand.source = *source;
   cand.source_name = std::filesystem::path(a.source).filename().string();
   cand.flags = a.flags;
+  cand.profile = a.profile;
 
   eval::EvalOptions opt;
   opt.workspace = workspace;
@@ -153,6 +156,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
       return measure_library_kernel(factory, like, k);
     });
   }
+  if (a.profile) verdict.profile = eval::profile_outcome(verdict.backend, std::string(core::status_name(verdict.status)));
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else
@@ -179,6 +183,9 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");
+  cmd->add_flag("--profile", args->profile,
+                "Ask for a profile of the bench workloads (verdict.profile says what came of it: no_device "
+                "without a GPU; docs/verdict.md \"Profiles\")");
   cmd->add_flag("--no-baseline", args->no_baseline,
                 "Skip the spec's vendor baselines (cuBLAS/CUB; by default evaluated here for vs_baseline)");
   cmd->add_flag("--compare", args->compare, "Compare with the library's incumbent: both timed interleaved here "

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/workspace_access.hpp"
 #include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
@@ -17,7 +18,7 @@ namespace {
 struct ExportArgs {
   std::string out, cuda_class = "cuda-sm_90", cpu_class;
   std::vector<std::string> backends = {"cpu", "cuda"}, ops;
-  bool replace = false;
+  bool replace = false, init = false;
 };
 
 int fail(const std::string& msg) {
@@ -26,6 +27,7 @@ int fail(const std::string& msg) {
 }
 
 int run_export(const ExportArgs& a, const util::Settings& settings) {
+  if (auto ws = require_workspace(settings, a.init); !ws) return fail(ws.error().what());
   auto catalog = load_catalog(settings);
   if (!catalog) return fail(catalog.error().what());
   for (const auto& op : a.ops)
@@ -87,8 +89,11 @@ void add_export_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--op", a->ops, "Only these ops (repeatable; default every op)");
   cmd->add_option("--cuda-device-class", a->cuda_class, "Which CUDA incumbents to take (falls back to 'any')")
       ->default_val("cuda-sm_90");
-  cmd->add_option("--cpu-device-class", a->cpu_class, "Which CPU incumbents to take (default: cpu-<this machine>)");
-  cmd->add_flag("--replace", a->replace, "Replace a previous export in --out");
+  cmd->add_option("--cpu-device-class", a->cpu_class,
+                  "Which CPU incumbents to take: cpu-x86_64-v1..v4, cpu-<arch> or any (default: this machine's, e.g. "
+                  "cpu-x86_64-v3; falls back to 'any')");
+  cmd->add_flag("--replace", a->replace, "Replace a previous export in --out (its build folders are kept)");
+  add_init_flag(*cmd, a->init);
   add_setting_flags(*cmd, settings);
   cmd->callback([a, &settings, &code] { code = run_export(*a, settings); });
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -28,7 +29,33 @@ eval::EvalOptions eval_options(const util::Settings& s) {
   return opt;
 }
 
-CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt) {
+std::vector<eval::CudaDevice> CudaBackend::lane_gpus() const {
+  std::map<std::string, std::vector<eval::CudaDevice>> by_class;
+  for (const auto& g : gpus)
+    if (g.present) by_class[g.id].push_back(g);
+  const std::vector<eval::CudaDevice>* most = nullptr;
+  for (const auto& [id, list] : by_class)
+    if (!most || list.size() > most->size()) most = &list;
+  return most ? *most : std::vector<eval::CudaDevice>{};
+}
+
+util::Result<std::set<int>> gpu_selection(const std::string& setting) {
+  std::set<int> out;
+  if (setting == "all" || setting.empty()) return out;
+  std::stringstream in(setting);
+  for (std::string item; std::getline(in, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+      return util::fail("settings", "--gpus '" + setting + "': '" + item +
+                                        "' is not a GPU ordinal (expected 'all' or a comma list such as 0,2,3; KWB_GPUS)");
+    out.insert(std::stoi(item));
+  }
+  return out;
+}
+
+CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt, bool every_gpu,
+                              const std::set<int>& only) {
   CudaBackend b;
   auto helpers = opt.runner.parent_path();
   b.options.gpu_runner = helpers / "kwb-gpu-runner";
@@ -36,8 +63,35 @@ CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt)
   b.options.compile_workers = int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
   b.options.clock = opt.gpu_clock;
   if (const char* driver = std::getenv("KWB_CUDA_DRIVER"); driver && *driver) b.options.driver = driver;
-  auto device = eval::cuda_device(db, eval::GpuSessionOptions{b.options.gpu_runner, opt.bwrap, opt.workspace / "jobs",
-                                                              opt.run_timeout_ms, b.options.driver, false});
+  const eval::GpuSessionOptions session{b.options.gpu_runner, opt.bwrap, opt.workspace / "jobs", opt.run_timeout_ms,
+                                        b.options.driver, false};
+  if (every_gpu) {
+    auto all = eval::cuda_devices(db, session);
+    if (!all) {
+      b.device.reason = "no CUDA device: " + all.error().what();
+      return b;
+    }
+    for (const auto& g : *all)  // a GPU, usable or not (not: no driver, no GPU), unless --gpus leaves it out
+      if (!g.pci_bus_id.empty() && (only.empty() || only.contains(g.ordinal))) b.gpus.push_back(g);
+    if (b.gpus.empty()) {
+      b.device = all->empty() ? eval::CudaDevice{} : all->front();
+      return b;
+    }
+    auto usable = b.lane_gpus();
+    if (usable.empty()) {
+      b.device = b.gpus.empty() ? eval::CudaDevice{} : b.gpus.front();
+      b.device.present = false;
+      if (b.gpus.size() > 1) {
+        b.device.reason = "no usable CUDA device: none of the " + std::to_string(b.gpus.size()) + " GPUs passed its start-up";
+        for (const auto& g : b.gpus) b.device.reason += "; " + g.reason;
+      }
+      return b;
+    }
+    b.device = usable.front();
+    b.device.any_of_class = usable.size() > 1;  // bound by the lane that takes the evaluation
+    return b;
+  }
+  auto device = eval::cuda_device(db, session);
   if (device) {
     b.device = *device;
   } else {
@@ -92,7 +146,7 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
     if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
       auto e = std::make_unique<eval::CudaEvaluation>(*spec, references, std::move(cand), opt,
                                                       cuda.options, cuda.device, std::move(progress));
-      if (cuda.sessions && cuda.device.present)
+      if (cuda.sessions && cuda.device.present && !cuda.device.any_of_class)
         if (auto s = cuda.sessions->take()) e->adopt_session(std::move(s));
       return std::unique_ptr<eval::Evaluation>(std::move(e));
     }

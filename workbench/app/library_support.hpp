@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "core/verdict.hpp"
@@ -26,12 +27,23 @@ eval::EvalOptions eval_options(const util::Settings& settings);
 // and their verdict is no_device).
 struct CudaBackend {
   eval::CudaOptions options;
+  // What evaluations are made with: the one GPU, or (several GPUs of the class) a stand-in for
+  // any of them (any_of_class) that a lane binds to its own GPU (docs/architecture.md "Lanes").
   eval::CudaDevice device;
   // kwb serve: a started runner session kept ready for the next GPU evaluation (may be null).
   std::shared_ptr<eval::GpuSessionPool> sessions;
+  // With every_gpu: each GPU found, usable (present) or not (reason), in PCI bus order.
+  std::vector<eval::CudaDevice> gpus;
+  // The usable GPUs of the device class evaluations run on (the class with the most of them).
+  std::vector<eval::CudaDevice> lane_gpus() const;
 };
 // The GPU helpers beside kwb-runner, the device (found and calibrated once; never an error).
-CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt);
+// every_gpu (kwb serve): every GPU of the host, each checked on its own (eval::cuda_devices).
+// `only` (with every_gpu): the ordinals to use; empty: all of them.
+CudaBackend find_cuda_backend(store::Database& db, const eval::EvalOptions& opt, bool every_gpu = false,
+                              const std::set<int>& only = {});
+// The `gpus` setting: "all" (empty set) or a comma list of ordinals; an error names the bad item.
+util::Result<std::set<int>> gpu_selection(const std::string& setting);
 // Evaluations of cpu and cuda candidates; `specs` must outlive it.
 // The specs' references, built and run as eval::ReferenceHost does, for evaluations under `opt`
 // (the host lives as long as the opener or its copies).

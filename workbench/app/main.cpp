@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   app::add_export_command(app, settings, code);
   app::add_retime_command(app, settings, code);
   app::add_mcp_command(app, settings, code);
+  app::add_worker_command(app, settings, code);
   app::add_submit_command(app, code);
+  app::add_profile_command(app, code);
   app::add_status_command(app, code);
   app::add_list_command(app, code);
   app::add_review_commands(app, code);

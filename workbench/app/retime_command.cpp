@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/workspace_access.hpp"
 #include "core/filters.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 struct RetimeArgs {
   std::string op, backend;
-  bool json = false;
+  bool json = false, init = false;
 };
 
 int run_retime(const RetimeArgs& a, util::Settings& settings) {
@@ -30,10 +31,7 @@ int run_retime(const RetimeArgs& a, util::Settings& settings) {
     std::fprintf(stderr, "kwb retime: %s\n", msg.c_str());
     return 2;
   };
-  std::filesystem::path workspace = settings.get("workspace");
-  std::error_code ec;
-  std::filesystem::create_directories(workspace, ec);
-  auto db = store::Database::open(workspace / "kwb.db");
+  auto db = open_workspace_db(settings, a.init);
   if (!db) return usage(db.error().what());
   auto catalog = load_catalog(settings);
   if (!catalog) return usage(catalog.error().what());
@@ -89,6 +87,7 @@ void add_retime_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("op", a->op, "Operator")->required();
   cmd->add_option("--backend", a->backend, "Only this backend (cpu, cuda, cuda-launcher)");
   cmd->add_flag("--json", a->json, "Print the records as JSON");
+  add_init_flag(*cmd, a->init);
   add_setting_flags(*cmd, settings);
   cmd->callback([a, &settings, &code] { code = run_retime(*a, settings); });
 }

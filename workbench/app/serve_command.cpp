@@ -7,26 +7,38 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "analysis/analyzer.hpp"
+#include "api/gate_io.hpp"
 #include "api/server.hpp"
 #include "app/commands.hpp"
 #include "app/baseline_judge.hpp"
+#include "app/executor_setup.hpp"
 #include "app/housekeeping.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "eval/cpu_device.hpp"
 #include "exec/pipeline.hpp"
+#include "library/device_class.hpp"
 #include "library/curator.hpp"
 #include "library/referee.hpp"
+#include "store/device_repository.hpp"
 #include "store/janitor.hpp"
 #include "store/token_repository.hpp"
 #include "store/workspace.hpp"
 #include "store/workspace_lock.hpp"
 #include "util/fs.hpp"
+#include "util/log.hpp"
+#include "web/pages.hpp"
 
 namespace kwb::app {
 
@@ -47,7 +59,44 @@ struct ServeArgs {
   int64_t backup_interval_s = 86400;
   int backups_kept = 7;
   bool allow_empty_database = false;
+  std::string log_format = "text";
 };
+
+// Start-up progress (docs/api.md "Start-up"): what a slow first start is doing, and how long it
+// took; JSON lines with --log-format json.
+class StartupLog {
+ public:
+  explicit StartupLog(util::LogFormat format) : m_format(format) {}
+  void say(const std::string& step, const std::string& text) {
+    if (m_format == util::LogFormat::json) {
+      util::log_event(spdlog::level::info, "startup", {{"step", step}, {"s", seconds(m_start)}, {"message", text}});
+    } else {
+      std::printf("kwb serve: %s\n", text.c_str());
+      std::fflush(stdout);
+    }
+  }
+  // Runs `f`, announcing it first when `announce` (a step that may take seconds) and saying how long it took.
+  template <class F>
+  auto timed(const std::string& step, const std::string& doing, bool announce, F&& f) {
+    if (announce) say(step, doing + "...");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    m_last = seconds(t0);
+    return r;
+  }
+  double last_seconds() const { return m_last; }
+  double since_start() const { return seconds(m_start); }
+
+ private:
+  static double seconds(std::chrono::steady_clock::time_point t0) {
+    return std::round(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 10) / 10;
+  }
+  util::LogFormat m_format;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  double m_last = 0;
+};
+
+std::string fixed1(double s) { return fmt::format("{:.1f} s", s); }
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -61,7 +110,7 @@ std::string utc_now() {
 
 // Bootstrap: with auth on and no token at all, create an admin token once and keep it in
 // <workspace>/admin.token (mode 0600) so the operator can create agent tokens.
-void ensure_admin_token(store::Database& db, const std::filesystem::path& workspace) {
+void ensure_admin_token(store::Database& db, const std::filesystem::path& workspace, StartupLog& log) {
   store::TokenRepository tokens(db);
   auto all = tokens.all();
   if (!all || !all->empty()) return;
@@ -69,11 +118,77 @@ void ensure_admin_token(store::Database& db, const std::filesystem::path& worksp
   if (!secret) return;
   auto file = workspace / "admin.token";
   if (util::write_file_atomic(file, *secret + "\n")) ::chmod(file.c_str(), 0600);
-  std::printf("kwb serve: created the first admin token, saved in %s\n", file.c_str());
+  log.say("admin-token", "created the first admin token, saved in " + file.string());
 }
 
+// SIGINT/SIGTERM, blocked in every thread of the daemon and taken by one waiter: before the
+// server runs they end the process at once (nothing is acknowledged yet; SQLite and the library
+// are crash-safe), after it they stop the server, whose pipeline's in-flight work is resumed at
+// the next start. Blocking them only once the server was built left the threads started before
+// (analysis warm-up, reference builds, pipeline workers) to take a SIGTERM by its default action,
+// so no stop ever ran its cleanup.
+class StopSignal {
+ public:
+  StopSignal() : m_state(std::make_shared<State>()) {
+    sigemptyset(&m_state->set);
+    sigaddset(&m_state->set, SIGINT);
+    sigaddset(&m_state->set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &m_state->set, nullptr);
+    std::thread([state = m_state] {
+      int sig = 0;
+      sigwait(&state->set, &sig);
+      std::lock_guard lock(state->mutex);  // held while stopping: the destructor waits for it
+      if (!state->stop) {
+        std::fprintf(stderr, "kwb serve: signal %d %s, exiting\n", sig, state->ran ? "while stopping" : "during start-up");
+        std::_Exit(128 + sig);
+      }
+      state->stop(sig);
+    }).detach();
+  }
+  ~StopSignal() { stopping(); }
+  // The server has stopped: a further signal exits at once (its captures are being destroyed).
+  void stopping() {
+    std::lock_guard lock(m_state->mutex);
+    m_state->stop = nullptr;
+    m_state->ran = true;
+  }
+  StopSignal(const StopSignal&) = delete;
+  StopSignal& operator=(const StopSignal&) = delete;
+  // What a signal does once the server is built (its captures must outlive this object).
+  void on_signal(std::function<void(int)> stop) {
+    std::lock_guard lock(m_state->mutex);
+    m_state->stop = std::move(stop);
+  }
+
+ private:
+  struct State {
+    sigset_t set;
+    std::mutex mutex;
+    std::function<void(int)> stop;
+    bool ran = false;
+  };
+  std::shared_ptr<State> m_state;
+};
+
 int run_serve(const ServeArgs& a, const util::Settings& settings) {
+  StopSignal stop_signal;  // before any thread is started: every thread inherits the blocked mask
+  auto format = util::parse_log_format(a.log_format);
+  if (!format) return std::fprintf(stderr, "kwb serve: --log-format '%s' is not one of text, json\n", a.log_format.c_str()), 2;
+  util::set_log_format(*format);
+  StartupLog log(*format);
   std::filesystem::path workspace = settings.get("workspace");
+  // The port first: a port in use fails before a workspace, a database or a token is created.
+  std::string bind_error;
+  const int listening = api::listen_socket(a.host, a.port, &bind_error);
+  if (listening < 0)
+    return std::fprintf(stderr, "kwb serve: %s: another kwb serve or another program listens there; stop it, or choose "
+                                "another port with --port (0: any free port). Nothing was created.\n",
+                        bind_error.c_str()),
+           2;
+  std::error_code ws_ec;
+  log.say("workspace", std::string(std::filesystem::is_regular_file(workspace / "kwb.db", ws_ec) ? "starting on workspace "
+                                                                                             : "creating workspace ") +
+                           workspace.string());
   // One daemon per workspace: a second one would re-run the first one's candidates.
   const std::string pid = std::to_string(::getpid());
   auto ws_lock = store::WorkspaceLock::acquire(workspace, "kwb serve (pid " + pid + ", starting since " + utc_now() + ")");
@@ -94,15 +209,28 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     auto r = janitor.sweep(8u << 20);
     return r.evicted_files > 0 || r.removed_jobs > 0;
   });
-  auto library = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
+  const std::filesystem::path library_dir = library_path(settings);
+  const bool seeding = !std::filesystem::exists(library_dir, ws_ec);
+  auto library = log.timed("library", "seeding the library " + library_dir.string() + " from " + settings.get("kernels-dir"),
+                           seeding, [&] { return library::Repository::open_or_seed(library_dir, settings.get("kernels-dir")); });
   if (!library) return std::fprintf(stderr, "kwb serve: library: %s\n", library.error().what().c_str()), 2;
+  if (seeding) log.say("library", "library seeded in " + fixed1(log.last_seconds()));
   auto catalog = load_catalog(settings, library->get());
   if (!catalog) return std::fprintf(stderr, "kwb serve: %s\n", catalog.error().what().c_str()), 2;
   std::error_code ec;
   if (!std::filesystem::exists(settings.get("runner"), ec))
     return std::fprintf(stderr, "kwb serve: kwb-runner not found at %s\n", settings.get("runner").c_str()), 2;
-  auto device = eval::cpu_device(*db);
+  const auto here = eval::detect_cpu();
+  auto stored = store::DeviceRepository(*db).find(here.id);
+  const bool calibrate = !stored || !*stored;
+  auto device = log.timed("calibration",
+                          "calibrating " + here.name + " for the roofline: one-thread copy bandwidth (once per machine, "
+                          "stored in kwb.db; seconds, longer on a busy machine)",
+                          calibrate, [&] { return eval::cpu_device(*db); });
   if (!device) return std::fprintf(stderr, "kwb serve: %s\n", device.error().what().c_str()), 2;
+  if (device->calibrated_now)
+    log.say("calibration", fmt::format("CPU calibrated in {}: copy bandwidth {:.2f} GB/s", fixed1(log.last_seconds()),
+                                       device->copy_bytes_per_s / 1e9));
 
   store::ObjectStore objects(workspace / "objects");
   exec::EventHub hub;
@@ -111,19 +239,58 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     return std::fprintf(stderr, "kwb serve: --gpu-clock '%s' is not one of events, cupti\n", opt.gpu_clock.c_str()), 2;
   spec::Catalog& specs = *catalog;  // grows at run time (POST /v1/specs)
   eval::CpuDevice cpu = *device;
-  CudaBackend cuda = find_cuda_backend(*db, opt);
-  if (cuda.device.present)  // the next GPU evaluation finds its sandboxed runner already started
-    cuda.sessions = std::make_shared<eval::GpuSessionPool>(eval::GpuSessionOptions{
-        cuda.options.gpu_runner, opt.bwrap, opt.workspace / "jobs", opt.run_timeout_ms, cuda.options.driver, false});
+  auto only_gpus = gpu_selection(settings.get("gpus"));
+  if (!only_gpus) return std::fprintf(stderr, "kwb serve: %s\n", only_gpus.error().what().c_str()), 2;
+  CudaBackend cuda = log.timed("cuda", "", false, [&] { return find_cuda_backend(*db, opt, /*every_gpu=*/true, *only_gpus); });
+  if (cuda.device.calibrated_now || log.last_seconds() >= 1)
+    log.say("cuda", "CUDA device " + std::string(cuda.device.calibrated_now ? "found and calibrated" : "looked for") +
+                        " in " + fixed1(log.last_seconds()) + ": " + cuda.device.describe());
+  // One timing lane per usable GPU of the class (docs/architecture.md "Lanes"), each with a
+  // runner session started ahead on its own GPU; a GPU that failed its start-up gets none.
+  const auto lane_gpus = cuda.lane_gpus();
+  std::vector<exec::LaneConfig> gpu_lanes;
+  for (const auto& g : cuda.gpus) {
+    if (!g.present) {
+      util::log_event(spdlog::level::warn, "gpu_unusable", {{"lane", g.key}, {"ordinal", g.ordinal}, {"reason", g.reason}});
+      log.say("cuda", "GPU " + std::to_string(g.ordinal) + " (" + g.pci_bus_id + ") taken out of rotation: " + g.reason);
+    } else if (g.id != cuda.device.id) {
+      log.say("cuda", "GPU " + std::to_string(g.ordinal) + " (" + g.pci_bus_id + ", " + g.describe() +
+                          ") is not used: candidates run on the " + std::to_string(lane_gpus.size()) + " GPU(s) of " +
+                          cuda.device.describe());
+    }
+  }
+  const eval::GpuSessionOptions pooled{cuda.options.gpu_runner, opt.bwrap, opt.workspace / "jobs", opt.run_timeout_ms,
+                                       cuda.options.driver, false};
+  if (cuda.device.present && !cuda.device.any_of_class)  // one GPU: evaluations are made bound to it
+    cuda.sessions = std::make_shared<eval::GpuSessionPool>(eval::on_device(pooled, cuda.device));
+  for (const auto& g : lane_gpus) {
+    auto lane = std::make_shared<eval::DeviceLane>();
+    lane->device = g;
+    lane->sessions = cuda.device.any_of_class ? std::make_shared<eval::GpuSessionPool>(eval::on_device(pooled, g))
+                                              : cuda.sessions;
+    gpu_lanes.push_back({cuda.device.lane_class(), lane});
+  }
+  if (lane_gpus.size() > 1)
+    log.say("cuda", std::to_string(lane_gpus.size()) + " timing lanes, one per GPU of " + cuda.device.describe());
   exec::EvaluationFactory factory = evaluation_factory(specs, opt, cpu, cuda, /*prebuild_references=*/true);
   // Static analysis: precompiled headers live in the workspace; build them off the request path.
   analysis::set_cache_dir(workspace / "cache" / "analysis");
-  std::thread([] {
-    analysis::warm_up("cpu");
-    analysis::warm_up("cuda");
-    analysis::warm_up("cuda-launcher");
-  }).detach();
+  // Ended on every way out: no analyzer worker outlives the daemon (a warm-up could still be
+  // writing the workspace's analysis cache). Declared before the pipeline, so it is ended after
+  // the pipeline's evaluations, which may use the workers.
+  struct WarmAnalysis {
+    std::thread thread{[] {
+      analysis::warm_up("cpu");
+      analysis::warm_up("cuda");
+      analysis::warm_up("cuda-launcher");
+    }};
+    ~WarmAnalysis() {
+      analysis::stop_workers();
+      thread.join();
+    }
+  } warm_analysis;
   exec::PipelineConfig pcfg;
+  pcfg.lanes = gpu_lanes;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
   library::Policy policy;
   policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
@@ -138,16 +305,23 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
                                                                         const std::string& source, core::Verdict& v,
                                                                         eval::Evaluation& evaluation) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    // Library kernels and baselines timed beside the candidate run on its lane's GPU.
+    exec::EvaluationFactory on_lane = [&factory, &evaluation](const store::CandidateRecord& r, const std::string& s,
+                                                              eval::ProgressFn p) {
+      auto made = factory(r, s, std::move(p));
+      if (made) (*made)->bind_like(evaluation);
+      return made;
+    };
     store::CandidateRecord pinned = rec;  // the library kernels are judged under the candidate's spec version
     pinned.spec_version = v.spec_version;
     baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
       store::CandidateRecord like = pinned;
       like.backend = k.backend;
       like.bench = bench;
-      return measure_library_kernel(factory, like, k);
+      return measure_library_kernel(on_lane, like, k);
     });
     referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-      return prepare_library_kernel(factory, pinned, inc, bench);
+      return prepare_library_kernel(on_lane, pinned, inc, bench);
     });
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
@@ -159,22 +333,38 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
       v.reason += "; auto-promotion refused: " + o.message;
     }
   };
+  auto executor = make_executor(settings, *db);  // local (null) or slurm: docs/fleet.md
+  if (!executor) return std::fprintf(stderr, "kwb serve: %s\n", executor.error().what().c_str()), 2;
+  pcfg.executor = *executor;
+  if (pcfg.executor) log.say("executor", "device stages run on " + pcfg.executor->name() + " (docs/fleet.md)");
   exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);
 
   api::Authenticator auth(*db, !a.no_auth);
-  if (!a.no_auth) ensure_admin_token(*db, workspace);
+  if (!a.no_auth) ensure_admin_token(*db, workspace, log);
   api::RateLimiter limiter(a.rate, a.rate * 2);
   api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
   ctx.limits.queue_quota = a.queue_quota;
   ctx.curator = &curator;
   ctx.spec_intake = &spec_intake;
+  for (const auto& g : cuda.gpus)
+    ctx.gpus.push_back({{"lane", g.key}, {"ordinal", g.ordinal}, {"pci_bus_id", g.pci_bus_id}, {"uuid", g.uuid},
+                        {"name", g.name}, {"device_class", g.id},
+                        {"status", !g.present ? "unusable" : g.id == cuda.device.id ? "ready" : "unused"},
+                        {"reason", g.present ? nlohmann::json(nullptr) : nlohmann::json(g.reason)}});
   ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
+  if (pcfg.executor) {  // the device classes a submission may ask for (docs/fleet.md "Device classes")
+    ctx.executor = pcfg.executor->name();
+    ctx.device_classes = pcfg.executor->device_classes();
+  } else {
+    ctx.device_classes.push_back({library::host_cpu_class(), "cpu", ""});
+    if (cuda.device.present)
+      ctx.device_classes.push_back({fmt::format("cuda-sm_{}{}", cuda.device.cc_major, cuda.device.cc_minor), "cuda", ""});
+  }
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   ctx.limits.http = a.http;
   ctx.janitor = &janitor;
-  api::Server server(ctx);
-  std::string error;
-  if (!server.bind(a.host, a.port, &error)) return std::fprintf(stderr, "kwb serve: %s\n", error.c_str()), 2;
+  api::Server server(ctx, web::add_pages);  // the review pages at / (docs/web.md)
+  server.adopt(listening);
   if (auto r = pipeline.start(); !r) return std::fprintf(stderr, "kwb serve: %s\n", r.error().what().c_str()), 2;
   ws_lock->describe("kwb serve (pid " + pid + ", port " + std::to_string(server.port()) + ", http://" + a.host + ":" +
                     std::to_string(server.port()) + ", since " + utc_now() + ")");
@@ -183,25 +373,19 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   housekeeping.start();
   if (!a.port_file.empty()) util::write_file_atomic(a.port_file, std::to_string(server.port()) + "\n");
 
-  // SIGINT/SIGTERM stop the server; the pipeline's in-flight work is resumed at the next start.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    std::printf("kwb serve: signal %d, stopping\n", sig);
+  stop_signal.on_signal([&](int sig) {
+    log.say("stop", "signal " + std::to_string(sig) +
+                        ", stopping (evaluations in flight finish first, queued ones resume at the next start; a "
+                        "second signal exits at once)");
     hub.shutdown();
     server.stop();
   });
-  waiter.detach();
-  std::printf("kwb serve: listening on http://%s:%d (auth %s, %d compile workers, workspace %s, library %s, %s)\n",
-              a.host.c_str(), server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.c_str(),
-              (*library)->path().c_str(), cuda.device.describe().c_str());
-  std::fflush(stdout);
+  log.say("listening", fmt::format("listening on http://{}:{} (auth {}, {} compile workers, workspace {}, library {}, {}; "
+                                   "started in {})",
+                                   a.host, server.port(), a.no_auth ? "off" : "on", pcfg.compile_workers, workspace.string(),
+                                   (*library)->path().string(), cuda.device.describe(), fixed1(log.since_start())));
   server.run();
+  stop_signal.stopping();
   hub.shutdown();
   pipeline.stop();
   housekeeping.stop();
@@ -250,6 +434,9 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
                   "Online backup of kwb.db into <workspace>/backups every this many seconds (0: none)")
       ->default_val(86400);
   cmd->add_option("--backups-kept", a->backups_kept, "Backups kept in <workspace>/backups (oldest removed)")->default_val(7);
+  cmd->add_option("--log-format", a->log_format,
+                  "text: plain lines; json: one JSON object per line (start-up, requests, verdicts; docs/api.md \"Logs\")")
+      ->default_val("text");
   cmd->add_flag("--allow-empty-database", a->allow_empty_database,
                 "Start even though kwb.db is missing or empty while the workspace holds data (a lost database)");
   add_setting_flags(*cmd, settings);

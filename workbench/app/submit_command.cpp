@@ -15,7 +15,8 @@ namespace {
 struct SubmitArgs {
   std::string file, op, variant, backend, note, key, server, token;
   std::vector<std::string> flags, bench;
-  bool wait = false, json = false;
+  std::string device_class;
+  bool wait = false, json = false, profile = false;
 };
 
 int run_submit(const SubmitArgs& a) {
@@ -33,7 +34,9 @@ int run_submit(const SubmitArgs& a) {
   if (!a.variant.empty()) body["variant"] = a.variant;
   if (!a.flags.empty()) body["flags"] = a.flags;
   if (!a.bench.empty()) body["bench"] = a.bench;
+  if (!a.device_class.empty()) body["device_class"] = a.device_class;
   if (!a.note.empty()) body["note"] = a.note;
+  if (a.profile) body["profile"] = true;
   client::HeaderList headers;
   if (!a.key.empty()) headers.emplace_back("Idempotency-Key", a.key);
 
@@ -75,7 +78,10 @@ void add_submit_command(CLI::App& app, int& code) {
                                            "without a kwb:launch line and with a cudaStream_t; else cpu)");
   cmd->add_option("--flag", a->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_option("--bench", a->bench, "Time only this bench workload (repeatable; fast feedback, not promotable)");
+  cmd->add_option("--device-class", a->device_class,
+                  "Evaluate on a device of this class (cpu-x86_64-v3, cuda-sm_90: kwb status / GET /v1/devices)");
   cmd->add_option("--note", a->note, "Free text stored with the candidate");
+  cmd->add_flag("--profile", a->profile, "Ask for a profile of the bench workloads (verdict.profile; no_device without a GPU)");
   cmd->add_option("--idempotency-key", a->key, "Resubmitting with the same key returns the same candidate");
   cmd->add_flag("--wait", a->wait, "Follow the candidate to its verdict (SSE; long-poll if the stream drops)");
   cmd->add_flag("--json", a->json, "Print JSON: the submit reply, or with --wait the kwb.verdict.v1 verdict");

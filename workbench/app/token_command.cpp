@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/workspace_access.hpp"
 #include "store/token_repository.hpp"
 
 namespace kwb::app {
@@ -11,12 +12,14 @@ void add_token_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->require_subcommand(1);
   auto role = std::make_shared<std::string>("agent");
   auto name = std::make_shared<std::string>("unnamed");
+  auto init = std::make_shared<bool>(false);
   auto* create = cmd->add_subcommand("create", "Create a token and print it (shown once)");
   create->add_option("--role", *role, "agent | reviewer | admin")->default_val("agent");
   create->add_option("--name", *name, "A label for the token (1 to 64 printable bytes)");
+  add_init_flag(*create, *init);
   add_setting_flags(*create, settings);
-  create->callback([role, name, &settings, &code] {
-    auto db = store::Database::open(std::filesystem::path(settings.get("workspace")) / "kwb.db");
+  create->callback([role, name, init, &settings, &code] {
+    auto db = open_workspace_db(settings, *init);
     if (!db) return (void)(code = 2, std::fprintf(stderr, "kwb token: %s\n", db.error().what().c_str()));
     store::TokenRepository tokens(*db);
     auto secret = tokens.create(*name, *role);
@@ -24,9 +27,10 @@ void add_token_command(CLI::App& app, util::Settings& settings, int& code) {
     std::printf("%s\n", secret->c_str());
   });
   auto* list = cmd->add_subcommand("list", "List tokens (never their secrets)");
+  add_init_flag(*list, *init);
   add_setting_flags(*list, settings);
-  list->callback([&settings, &code] {
-    auto db = store::Database::open(std::filesystem::path(settings.get("workspace")) / "kwb.db");
+  list->callback([init, &settings, &code] {
+    auto db = open_workspace_db(settings, *init);
     if (!db) return (void)(code = 2, std::fprintf(stderr, "kwb token: %s\n", db.error().what().c_str()));
     store::TokenRepository tokens(*db);
     auto all = tokens.all();
@@ -39,9 +43,10 @@ void add_token_command(CLI::App& app, util::Settings& settings, int& code) {
   auto id = std::make_shared<int64_t>(0);
   auto* revoke = cmd->add_subcommand("revoke", "Revoke a token by id (see `kwb token list`); effective at once");
   revoke->add_option("id", *id, "The token's id")->required()->check(CLI::PositiveNumber);
+  add_init_flag(*revoke, *init);
   add_setting_flags(*revoke, settings);
-  revoke->callback([id, &settings, &code] {
-    auto db = store::Database::open(std::filesystem::path(settings.get("workspace")) / "kwb.db");
+  revoke->callback([id, init, &settings, &code] {
+    auto db = open_workspace_db(settings, *init);
     if (!db) return (void)(code = 2, std::fprintf(stderr, "kwb token: %s\n", db.error().what().c_str()));
     store::TokenRepository tokens(*db);
     auto rec = tokens.find(*id);

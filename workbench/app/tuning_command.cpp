@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/workspace_access.hpp"
 #include "library/tuning_file.hpp"
 #include "store/tuning_repository.hpp"
 #include "util/fs.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 struct TuningArgs {
   std::string op, file;
-  bool stale = false, json = false;
+  bool stale = false, json = false, init = false;
 };
 
 int fail(const char* cmd, const std::string& msg) {
@@ -23,12 +24,12 @@ int fail(const char* cmd, const std::string& msg) {
   return 2;
 }
 
-util::Result<store::Database> open_db(const util::Settings& settings) {
-  return store::Database::open(std::filesystem::path(settings.get("workspace")) / "kwb.db");
+util::Result<store::Database> open_db(const TuningArgs& a, const util::Settings& settings) {
+  return open_workspace_db(settings, a.init);
 }
 
 int run_list(const TuningArgs& a, const util::Settings& settings) {
-  auto db = open_db(settings);
+  auto db = open_db(a, settings);
   if (!db) return fail("list", db.error().what());
   auto records = store::TuningRepository(*db).find({a.op, "", "", "", true});
   if (!records) return fail("list", records.error().what());
@@ -58,7 +59,7 @@ int run_list(const TuningArgs& a, const util::Settings& settings) {
 }
 
 int run_export(const TuningArgs& a, const util::Settings& settings) {
-  auto db = open_db(settings);
+  auto db = open_db(a, settings);
   if (!db) return fail("export", db.error().what());
   auto records = store::TuningRepository(*db).find({a.op, "", "", "", false});  // stale records never travel
   if (!records) return fail("export", records.error().what());
@@ -78,7 +79,7 @@ int run_import(const TuningArgs& a, const util::Settings& settings) {
   if (!text) return fail("import", text.error().what());
   auto records = library::parse_tuning_file(*text, a.file);
   if (!records) return fail("import", records.error().what());
-  auto db = open_db(settings);
+  auto db = open_db(a, settings);
   if (!db) return fail("import", db.error().what());
   if (auto r = store::TuningRepository(*db).put(*records); !r) return fail("import", r.error().what());
   std::printf("imported %zu records from %s\n", records->size(), a.file.c_str());
@@ -95,15 +96,18 @@ void add_tuning_command(CLI::App& app, util::Settings& settings, int& code) {
   list->add_option("--op", a->op, "Only this op");
   list->add_flag("--stale", a->stale, "Include stale records (measured under another identity)");
   list->add_flag("--json", a->json, "Print JSON");
+  add_init_flag(*list, a->init);
   add_setting_flags(*list, settings);
   list->callback([a, &settings, &code] { code = run_list(*a, settings); });
   auto* exp = tuning->add_subcommand("export", "Write the current (non-stale) records as a kwb.tuning.v1 file");
   exp->add_option("--out", a->file, "File to write (default: standard output)");
   exp->add_option("--op", a->op, "Only this op");
+  add_init_flag(*exp, a->init);
   add_setting_flags(*exp, settings);
   exp->callback([a, &settings, &code] { code = run_export(*a, settings); });
   auto* imp = tuning->add_subcommand("import", "Validate a kwb.tuning.v1 file and add its records");
   imp->add_option("file", a->file, "The file")->required();
+  add_init_flag(*imp, a->init);
   add_setting_flags(*imp, settings);
   imp->callback([a, &settings, &code] { code = run_import(*a, settings); });
 }

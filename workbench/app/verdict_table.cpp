@@ -18,6 +18,58 @@ std::string time_text(double ns) {
   return fmt::format("{:.0f} ns", ns);
 }
 
+// "memory-bound at 0.25 flop/B: 62% of the calibrated roof (38% headroom), 55% of the data sheet's"
+std::string roofline_text(const core::WorkloadFeedback& f) {
+  if (f.roofline.empty()) return "";
+  const auto& first = f.roofline.front();
+  std::string s = first.bound + "-bound";
+  if (f.intensity) s += fmt::format(" at {:.3g} flop/B", *f.intensity);
+  for (size_t i = 0; i < f.roofline.size(); ++i) {
+    const auto& r = f.roofline[i];
+    std::string peaks = r.peaks == "data_sheet" ? "data-sheet" : r.peaks;
+    s += fmt::format("{} {:.0f}% of the {} {} roof ({:.0f}% headroom)", i == 0 ? ":" : ",", r.pct_of_roof, peaks,
+                     r.bound, r.headroom_pct);
+  }
+  return s;
+}
+
+std::string loads_text(const core::InstructionMix& m) {
+  return fmt::format("ld.global v4/v2/scalar {}/{}/{}, st.global {}/{}/{}{}{}", m.ld_global_v4, m.ld_global_v2,
+                     m.ld_global, m.st_global_v4, m.st_global_v2, m.st_global,
+                     m.cp_async ? fmt::format(", cp.async {}", m.cp_async) : "",
+                     m.tensor_cores() ? fmt::format(", tensor cores (mma {}, wgmma {})", m.mma, m.wgmma)
+                                      : ", no tensor cores");
+}
+
+// The SASS highlights: global access widths, local memory (spills or stack arrays), tensor cores.
+std::string sass_text(const core::SassMix& m) {
+  return fmt::format("LDG 128/64/32-bit {}/{}/{}, STG {}/{}/{}{}{}{}{}", m.ldg_128, m.ldg_64, m.ldg_32, m.stg_128, m.stg_64,
+                     m.stg_32, m.ldgsts ? fmt::format(", LDGSTS {}", m.ldgsts) : "",
+                     m.tma ? fmt::format(", TMA {}", m.tma) : "",
+                     m.ldl + m.stl ? fmt::format(", local memory LDL/STL {}/{}", m.ldl, m.stl) : "",
+                     m.tensor_cores() ? fmt::format(", tensor cores (HMMA {}, HGMMA {}, IMMA {}, other {})", m.hmma,
+                                                    m.hgmma, m.imma, m.other_mma)
+                                      : ", no tensor cores");
+}
+
+std::string facts_text(const core::ConfigFacts& c, const core::KernelFacts& k) {
+  std::string s = fmt::format("  facts {} {}: {} regs, spills {}/{} B (st/ld), stack {} B, smem {} B, max {} threads",
+                              c.config, k.kernel, k.registers, k.spill_store_bytes, k.spill_load_bytes,
+                              k.stack_frame_bytes, k.static_smem_bytes, k.max_threads_per_block);
+  if (k.runner)
+    s += fmt::format(" (driver: {} regs, {} B local, {} B smem, max {})", k.runner->registers, k.runner->local_bytes,
+                     k.runner->static_smem_bytes, k.runner->max_threads_per_block);
+  if (c.source.starts_with("nvrtc")) s += "\n    PTX: " + loads_text(k.instructions);
+  if (k.sass) s += "\n    SASS: " + sass_text(*k.sass);
+  s += "\n";
+  for (const auto& o : k.occupancy)
+    s += fmt::format("    occupancy {:.0f}% at {} threads{}: {} blocks/SM ({}){}\n", o.pct, o.threads,
+                     o.dynamic_smem_bytes ? fmt::format(" + {} B smem", o.dynamic_smem_bytes) : "", o.blocks_per_sm,
+                     o.limited_by,
+                     o.runner_blocks_per_sm ? fmt::format(", driver {}", *o.runner_blocks_per_sm) : "");
+  return s;
+}
+
 }  // namespace
 
 std::string render_verdict(const core::Verdict& v) {
@@ -43,6 +95,15 @@ std::string render_verdict(const core::Verdict& v) {
                          w.correct ? "" : "  WRONG");
     }
   }
+  for (const auto& w : v.workloads)
+    if (w.feedback && !w.feedback->roofline.empty())
+      out += fmt::format("  roofline {:<18} {}{}\n", w.name, roofline_text(*w.feedback),
+                         w.feedback->config != "default" ? " [" + w.feedback->config + "]" : "");
+  for (const auto& c : v.compiler_facts) {
+    for (const auto& k : c.kernels) out += facts_text(c, k);
+    if (!c.sass_note.empty()) out += fmt::format("    SASS {}: {}\n", c.config, c.sass_note);
+  }
+  if (v.profile) out += fmt::format("  profile: {}: {}\n", v.profile->status, v.profile->reason);
   for (const auto& w : v.workloads)
     if (w.comparison)
       out += fmt::format("  vs incumbent {:<14} {:<9} {:.3f}x [{:.3f}, {:.3f}] ({:.1f}% interval, {} blocks, {} samples "

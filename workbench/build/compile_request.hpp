@@ -21,6 +21,8 @@ struct CompileRequest {
   // The workbench's own flags (not the candidate's, so not checked): e.g. "-I/job" for the
   // reference interface a spec's reference is compiled against.
   std::vector<std::string> trusted_flags = {};
+  // cpu candidates: ask for the compiler's vectorisation remarks (vectorization_remarks.hpp).
+  bool vectorization_remarks = false;
 };
 
 struct CompileResult {
@@ -33,6 +35,8 @@ struct CompileResult {
   bool cache_hit = false;      // the shared object came from the compile cache
   std::string cache_key;
   std::string reason;          // one line when !ok
+  std::vector<core::Diagnostic> remarks;  // vectorisation remarks when asked (kept by the cache too)
+  std::string ptxas_report;    // nvcc: ptxas's -v report (compiler_facts.hpp; kept by the cache too)
 };
 
 }  // namespace kwb::build

@@ -9,6 +9,7 @@
 
 #include "build/diagnostics.hpp"
 #include "build/flags.hpp"
+#include "build/vectorization_remarks.hpp"
 #include "launcher/sandbox.hpp"
 #include "util/fs.hpp"
 
@@ -38,6 +39,13 @@ std::string read_version(const std::filesystem::path& cxx) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
+}
+
+// Beside the cached object: the vectorisation remarks of the compile that made it.
+std::filesystem::path remarks_path(const CompileCache& cache, const std::string& key) {
+  auto p = cache.path_of(key);
+  p += ".remarks";
+  return p;
 }
 
 }  // namespace
@@ -81,10 +89,16 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
     auto flags = base_flags();
     flags.insert(flags.end(), req.trusted_flags.begin(), req.trusted_flags.end());
     flags.insert(flags.end(), req.extra_flags.begin(), req.extra_flags.end());
+    if (req.vectorization_remarks)
+      for (auto& f : vectorization_remark_flags(m_identity)) flags.push_back(f);
     result.cache_key = cache_key({"cpu-so", m_identity, flags, m_target, req.source});
     if (auto hit = cache->lookup(result.cache_key)) {
       auto data = util::read_file_nofollow(*hit, k_max_object_bytes);
-      if (data && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
+      auto remarks = req.vectorization_remarks
+                         ? util::read_file_nofollow(remarks_path(*cache, result.cache_key), k_max_object_bytes)
+                         : util::Result<std::string>(std::string());
+      if (data && remarks && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
+        result.remarks = parse_vectorization_remarks(*remarks, "candidate.cpp", req.display_name);
         result.ok = true;
         result.cache_hit = true;
         result.object_inside = "/job/candidate.so";
@@ -103,6 +117,8 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   for (auto& f : base_flags()) sreq.argv.push_back(f);
   for (auto& f : req.trusted_flags) sreq.argv.push_back(f);
   for (auto& f : req.extra_flags) sreq.argv.push_back(f);
+  if (req.vectorization_remarks)
+    for (auto& f : vectorization_remark_flags(m_identity)) sreq.argv.push_back(f);
   sreq.argv.insert(sreq.argv.end(), {"candidate.cpp", "-o", "candidate.so"});
 
   auto outcome = sandbox::run(sreq);
@@ -143,7 +159,16 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
   }
   result.ok = true;
   result.object_inside = "/job/candidate.so";
+  std::string remark_lines;
+  if (req.vectorization_remarks) {
+    remark_lines = vectorization_remark_lines(result.log, "candidate.cpp");
+    result.remarks = parse_vectorization_remarks(remark_lines, "candidate.cpp", req.display_name);
+  }
   if (cache) {
+    // The remarks first: a present object means a complete entry.
+    if (req.vectorization_remarks)
+      if (auto r = util::write_file_atomic(remarks_path(*cache, result.cache_key), remark_lines); !r)
+        return std::unexpected(r.error());
     // Read back without following links: the job folder is hostile after the compile.
     if (auto r = cache->store(result.cache_key, req.job_dir / "candidate.so", k_max_object_bytes); !r) {
       result.ok = false;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "build/compile_cache.hpp"
+#include "build/compiler_facts.hpp"
 #include "build/launcher_flags.hpp"
 #include "build/nvcc_diagnostics.hpp"
 #include "launcher/sandbox.hpp"
@@ -54,6 +55,13 @@ std::string first_error(const CompileResult& r) {
     return where + ": " + d.message;
   }
   return {};
+}
+
+// Beside the cached object: ptxas's report of the compile that made it.
+fs::path ptxas_report_path(const CompileCache& cache, const std::string& key) {
+  auto p = cache.path_of(key);
+  p += ".ptxas";
+  return p;
 }
 
 }  // namespace
@@ -110,6 +118,8 @@ std::vector<std::string> NvccToolchain::command(const std::vector<std::string>& 
                                      [](const std::string& f) { return f.starts_with("-O"); });
   for (auto& f : base_flags(arch))
     if (!(own_level && f == "-O3")) argv.push_back(f);  // two -O levels draw an nvcc warning
+  // ptxas's report of registers, spills and shared memory per kernel (compiler_facts.hpp).
+  argv.insert(argv.end(), {"-Xptxas", "-v"});
   argv.insert(argv.end(), {"-o", std::string("/job/") + k_object, std::string("/job/") + k_source});
   for (const auto& f : extra_flags) argv.push_back(f);
   if (!launcher_libraries(extra_flags).empty()) {
@@ -142,7 +152,9 @@ util::Result<CompileResult> NvccToolchain::compile(const CompileRequest& req, co
     result.cache_key = cache_key({"cuda-launcher-so", m_identity + "; host " + m_host, flags, arch, req.source});
     if (auto hit = cache->lookup(result.cache_key)) {
       auto data = util::read_file_nofollow(*hit, k_max_object_bytes);
-      if (data && util::write_file_atomic(req.job_dir / k_object, *data)) {
+      auto report = util::read_file_nofollow(ptxas_report_path(*cache, result.cache_key), k_max_object_bytes);
+      if (data && report && util::write_file_atomic(req.job_dir / k_object, *data)) {
+        result.ptxas_report = std::move(*report);
         result.ok = true;
         result.cache_hit = true;
         result.object_inside = std::string("/job/") + k_object;
@@ -204,7 +216,11 @@ util::Result<CompileResult> NvccToolchain::compile(const CompileRequest& req, co
   }
   result.ok = true;
   result.object_inside = std::string("/job/") + k_object;
+  result.ptxas_report = ptxas_report_lines(result.log);
   if (cache) {
+    // The report first: a present object means a complete entry.
+    if (auto r = util::write_file_atomic(ptxas_report_path(*cache, result.cache_key), result.ptxas_report); !r)
+      return std::unexpected(r.error());
     // Read back without following links: the job folder is hostile after the compile.
     if (auto r = cache->store(result.cache_key, req.job_dir / k_object, k_max_object_bytes); !r) {
       result.ok = false;

@@ -6,7 +6,7 @@
 namespace kwb::build {
 
 namespace {
-constexpr const char* k_salt = "kwb-cubin-v2";  // v2: entries carry <key>.l2
+constexpr const char* k_salt = "kwb-cubin-v3";  // v2: entries carry <key>.l2; v3: <key>.ptx
 constexpr size_t k_max_entry = 256u << 20;
 }  // namespace
 
@@ -30,7 +30,9 @@ std::optional<CachedCubin> CubinCache::find(const CubinKey& key) const {
   if (!log) return std::nullopt;
   auto l2 = util::read_file_nofollow(m_dir / (key.hex + ".l2"), 256);
   if (!l2) return std::nullopt;
-  return CachedCubin{std::move(*cubin), std::move(*log), std::move(*l2)};
+  auto ptx = util::read_file_nofollow(m_dir / (key.hex + ".ptx"), k_max_entry);
+  if (!ptx) return std::nullopt;
+  return CachedCubin{std::move(*cubin), std::move(*log), std::move(*l2), std::move(*ptx)};
 }
 
 util::Result<void> CubinCache::put(const CubinKey& key, const CachedCubin& entry) const {
@@ -40,6 +42,7 @@ util::Result<void> CubinCache::put(const CubinKey& key, const CachedCubin& entry
   if (auto r = util::write_file_atomic(m_dir / (key.hex + ".key"), key.text); !r) return r;
   if (auto r = util::write_file_atomic(m_dir / (key.hex + ".log"), entry.log); !r) return r;
   if (auto r = util::write_file_atomic(m_dir / (key.hex + ".l2"), entry.l2_policy); !r) return r;
+  if (auto r = util::write_file_atomic(m_dir / (key.hex + ".ptx"), entry.ptx); !r) return r;
   return util::write_file_atomic(m_dir / (key.hex + ".cubin"), entry.cubin);
 }
 

@@ -2,7 +2,8 @@
 // Cubin cache, keyed like ccache (CONVENTIONS "Caches and keys"): a version salt, then one
 // delimited section per input (NVRTC version, architecture, every option in order, program
 // name, source digest). Entries live in <dir>/<key>.cubin with the compile log in <key>.log, the
-// L2 eviction-policy instruction the PTX uses in <key>.l2 (empty when none) and the text that
+// L2 eviction-policy instruction the PTX uses in <key>.l2 (empty when none), the PTX in
+// <key>.ptx (compiler facts, GET /v1/candidates/{id}/artifacts/ptx) and the text that
 // was hashed in <key>.key (a debug dump); every file is written atomically and the
 // cubin last, so a present cubin means a complete entry. Only successful compiles are stored; a
 // hit returns the same cubin and log as the miss did.
@@ -24,7 +25,7 @@ CubinKey cubin_key(const std::string& nvrtc_version, const std::string& arch, co
                    const std::string& program_name, const std::string& source);
 
 struct CachedCubin {
-  std::string cubin, log, l2_policy;
+  std::string cubin, log, l2_policy, ptx;
 };
 
 class CubinCache {

@@ -114,6 +114,7 @@ CudaCompileResult NvrtcCompiler::compile_one(NvrtcWorker& w, const CudaCompileRe
   r.diagnostics = parse_nvrtc_log(r.log, k_program_name, req.display_name);
   r.ok = reply->compiled;
   r.cubin = std::move(reply->cubin);
+  r.ptx = std::move(reply->ptx);
   r.l2_policy = reply->l2_policy;
   if (!r.ok) {
     r.internal = reply->result != "NVRTC_ERROR_COMPILATION" && reply->result != "NVRTC_ERROR_INVALID_OPTION";
@@ -149,6 +150,9 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
       continue;
     }
     options[i] = base_options();
+    // ptxas's report of registers, spills and shared memory per kernel goes into the program log,
+    // where compiler_facts.cpp reads it (not part of identity(): it does not change the code).
+    options[i].push_back("--ptxas-options=-v");
     for (const auto& d : reqs[i].defines) options[i].push_back(d);
     for (const auto& f : reqs[i].extra_flags) options[i].push_back(f);
     auto v = version();
@@ -162,6 +166,7 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
         r.cubin = std::move(hit->cubin);
         r.log = std::move(hit->log);
         r.l2_policy = std::move(hit->l2_policy);
+        r.ptx = std::move(hit->ptx);
         r.diagnostics = parse_nvrtc_log(r.log, k_program_name, reqs[i].display_name);
         continue;
       }
@@ -193,7 +198,7 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
         error = worker_error;
         return;
       }
-      if (results[i].ok && !m_opt.cache_dir.empty()) cache.put(keys[i], {results[i].cubin, results[i].log, results[i].l2_policy});
+      if (results[i].ok && !m_opt.cache_dir.empty()) cache.put(keys[i], {results[i].cubin, results[i].log, results[i].l2_policy, results[i].ptx});
     }
   };
   std::vector<std::thread> pool;

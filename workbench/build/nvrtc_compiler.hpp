@@ -44,6 +44,7 @@ struct CudaCompileResult {
   std::vector<core::Diagnostic> diagnostics;
   std::string log;
   std::string cubin;
+  std::string ptx;
   std::string l2_policy;  // the code sets L2 eviction policies (the PTX instruction found), or ""
   std::string reason;  // one line when !ok
   std::string key;     // cache key (hex)

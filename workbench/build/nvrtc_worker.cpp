@@ -179,6 +179,20 @@ util::Result<NvrtcReply> NvrtcWorker::compile(const std::string& name, const std
     if (!cubin) return std::unexpected(died("a compile (cubin cut short)"));
     reply.cubin = std::move(*cubin);
   }
+  if (reply.compiled && !j.contains("ptx_bytes"))  // an older worker: its PTX is needed for the facts
+    return std::unexpected(died("a compile (the reply carries no PTX)"));
+  size_t ptx_bytes = j.value("ptx_bytes", size_t(0));
+  if (ptx_bytes > k_max_cubin) return std::unexpected(died("a compile (PTX too large)"));
+  if (ptx_bytes > 0) {
+    auto ptx = read_bytes(ptx_bytes, deadline, timed_out);
+    if (!ptx && timed_out) {
+      died("a compile");
+      reply.timed_out = true;
+      return reply;
+    }
+    if (!ptx) return std::unexpected(died("a compile (PTX cut short)"));
+    reply.ptx = std::move(*ptx);
+  }
   return reply;
 }
 

@@ -32,6 +32,7 @@ struct NvrtcReply {
   std::string log;         // NVRTC's program log
   std::string result;      // NVRTC's result code name
   std::string cubin;
+  std::string ptx;         // the PTX NVRTC made the cubin from
   std::string l2_policy;   // the PTX's first L2 eviction-policy instruction ("createpolicy"), or ""
 };
 

@@ -14,6 +14,7 @@ struct Candidate {
   std::string source_name;  // file name shown in diagnostics
   std::vector<std::string> flags;  // extra compiler flags (checked)
   std::string note;
+  bool profile = false;  // asked for a profile (verdict.profile, docs/verdict.md "Profiles")
 };
 
 }  // namespace kwb::core

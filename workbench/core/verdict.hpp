@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/feedback.hpp"
+
 namespace kwb::core {
 
 enum class Status {
@@ -96,6 +98,7 @@ struct WorkloadResult {
   std::optional<RooflineResult> roofline;
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
   std::optional<Comparison> comparison;             // the interleaved A/B comparison behind vs_incumbent
+  std::optional<WorkloadFeedback> feedback;         // bench, timed: config and roofline position (core/feedback.hpp)
 };
 
 // The library kernel a verdict was compared with (docs/library.md).
@@ -103,7 +106,7 @@ struct IncumbentRef {
   std::string kernel;         // library path, e.g. "softmax/cpu/three_pass.cpp"
   std::string commit;         // library commit the comparison read
   std::string source_sha256;  // of the incumbent's source
-  std::string device_class;   // dispatch key the incumbent holds ("any", "cpu-x86_64", "cuda-sm_90")
+  std::string device_class;   // dispatch key the incumbent holds ("any", "cpu-x86_64-v3", "cuda-sm_90")
   bool remeasured = false;    // timed in the same run (always, since the interleaved comparison)
 };
 
@@ -137,6 +140,10 @@ struct Verdict {
   std::string device;
   std::string toolchain;
   std::vector<WorkloadResult> workloads;
+  // cuda form: what the compiler made of each config (registers, spills, occupancy, instructions).
+  std::vector<ConfigFacts> compiler_facts;
+  // Asked for with "profile": true: whether a profile was taken and why not (absent: not asked).
+  std::optional<ProfileOutcome> profile;
   Summary summary;
 };
 

@@ -76,6 +76,7 @@ nlohmann::json to_json(const WorkloadResult& w) {
   j["vs_incumbent"] = w.vs_incumbent ? nlohmann::json(*w.vs_incumbent) : nlohmann::json(nullptr);
   j["vs_baseline"] = w.vs_baseline ? nlohmann::json(*w.vs_baseline) : nlohmann::json(nullptr);
   j["comparison"] = w.comparison ? to_json(*w.comparison) : nlohmann::json(nullptr);
+  j["feedback"] = w.feedback ? to_json(*w.feedback) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -93,6 +94,9 @@ nlohmann::json to_json(const Verdict& v) {
                                 {"rule", d.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.rule)}});
   j["workloads"] = nlohmann::json::array();
   for (const auto& w : v.workloads) j["workloads"].push_back(to_json(w));
+  j["compiler_facts"] = nlohmann::json::array();
+  for (const auto& f : v.compiler_facts) j["compiler_facts"].push_back(to_json(f));
+  j["profile"] = v.profile ? to_json(*v.profile) : nlohmann::json(nullptr);
   j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},
                   {"geomean_vs_baseline", opt(v.summary.geomean_vs_baseline)},
                   {"beats_incumbent", opt(v.summary.beats_incumbent)},

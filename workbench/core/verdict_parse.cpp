@@ -92,6 +92,7 @@ WorkloadResult workload(const J& w) {
                               int(num(c, "samples")),   num(c, "candidate_ns"), num(c, "incumbent_ns"),
                               num(c, "ms"),             str(c, "stop_reason")};
   }
+  if (w.contains("feedback") && w["feedback"].is_object()) r.feedback = workload_feedback_from_json(w["feedback"]);
   return r;
 }
 
@@ -125,6 +126,9 @@ util::Result<Verdict> verdict_from_json(const J& j) {
                                                str(d, "severity"), str(d, "message"), str(d, "rule")});
   if (j.contains("workloads") && j["workloads"].is_array())
     for (const auto& w : j["workloads"]) v.workloads.push_back(workload(w));
+  if (j.contains("compiler_facts") && j["compiler_facts"].is_array())
+    for (const auto& f : j["compiler_facts"]) v.compiler_facts.push_back(config_facts_from_json(f));
+  if (j.contains("profile") && j["profile"].is_object()) v.profile = profile_outcome_from_json(j["profile"]);
   if (j.contains("summary") && j["summary"].is_object()) {
     const J& s = j["summary"];
     v.summary.geomean_vs_incumbent = opt_num(s, "geomean_vs_incumbent");

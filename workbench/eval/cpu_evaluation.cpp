@@ -6,13 +6,14 @@
 
 #include "analysis/analyzer.hpp"
 #include "util/fs.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::eval {
 
 namespace {
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+
+using util::ms_since;
+
 }  // namespace
 
 util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const core::Candidate& cand) {
@@ -115,10 +116,12 @@ bool CpuEvaluation::compile() {
   build::CompileRequest req{m_cand.source, m_cand.source_name, m_job, m_cand.flags, m_opt.bwrap,
                             m_opt.compile_timeout_ms,
                             m_opt.compile_cache ? m_opt.workspace / "cache" / "cpu" : std::filesystem::path()};
+  req.vectorization_remarks = true;  // notes on the loops it did not vectorise (docs/verdict.md)
   auto compiled = m_toolchain->compile(req);
   m_verdict.summary.stage_ms["compile"] = ms_since(t);
   if (!compiled) return fail(core::Status::error, compiled.error().what());
   m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), compiled->diagnostics.begin(), compiled->diagnostics.end());
+  m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), compiled->remarks.begin(), compiled->remarks.end());
   if (!compiled->ok)
     return fail(compiled->timed_out ? core::Status::time_limit : core::Status::compile_error, compiled->reason);
   m_object = compiled->object_inside;
@@ -171,7 +174,6 @@ bool CpuEvaluation::benchmark() {
 
 bool CpuEvaluation::decide() {
   // Comparison with the incumbent's tuning records arrives with the library issue.
-  emit(Stage::decide, false);
   int tests = 0, drawn = 0, checks = 0;
   const core::WorkloadResult* slowest = nullptr;
   for (const auto& w : m_verdict.workloads) {
@@ -196,7 +198,6 @@ bool CpuEvaluation::decide() {
     m_verdict.reason += fmt::format("; {}: median {:.3f} ms, {:.0f}% of calibrated bandwidth", slowest->name,
                                     slowest->time->median_ns / 1e6, *slowest->roofline->pct_bw);
   m_decided = true;
-  emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
   return true;
 }
 

@@ -55,6 +55,10 @@ util::Result<CudaDevice> cuda_device(store::Database& db, const GpuSessionOption
 util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, bool force) {
   CudaDevice d;
   const auto& j = session.device;
+  d.pci_bus_id = j.value("pci_bus_id", std::string());  // a GPU that failed its warm-up has one
+  d.ordinal = j.value("ordinal", 0);
+  d.uuid = j.value("uuid", std::string());
+  if (!d.pci_bus_id.empty()) d.key = "cuda:" + d.pci_bus_id;
   if (!j.value("present", false)) {
     d.reason = j.value("reason", std::string("no CUDA device"));
     return d;
@@ -70,7 +74,8 @@ util::Result<CudaDevice> cuda_device(store::Database& db, GpuSession& session, b
   d.max_smem_optin = j.value("max_smem_optin", 0);
   d.driver = j.value("driver", std::string("?"));
   d.max_sm_clock_mhz = j.value("max_sm_clock_mhz", 0u);
-  d.key = "cuda:" + j.value("pci_bus_id", std::string("0"));
+  if (d.pci_bus_id.empty()) d.pci_bus_id = "0";
+  d.key = "cuda:" + d.pci_bus_id;
   d.id = fmt::format("cuda:{}:sm_{}{}:{}sm:driver {}", d.name, d.cc_major, d.cc_minor, d.sms, d.driver);
   fill_data_sheet(d);
 

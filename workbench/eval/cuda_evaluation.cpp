@@ -5,19 +5,22 @@
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
+#include "build/compiler_facts.hpp"
 #include "eval/analysis_outcome.hpp"
+#include "eval/cuda_facts.hpp"
 #include "eval/cpu_evaluation.hpp"
+#include "eval/device_lane.hpp"
 #include "eval/test_workloads.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
+#include "util/clock.hpp"
+#include "util/hash.hpp"
 
 namespace kwb::eval {
 
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using util::ms_since;
 
 // "candidate.cu:3: kwb:launch: ..." -> a diagnostic at that line.
 core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) {
@@ -193,17 +196,43 @@ std::shared_ptr<build::NvrtcCompiler> CudaEvaluation::nvrtc() {
   return m_compiler;
 }
 
+GpuSessionOptions CudaEvaluation::session_options(const std::string& who) const {
+  return on_device({m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver,
+                    m_opt.keep_job, who},
+                   m_device);
+}
+
+void CudaEvaluation::start_reference_session() {
+  if (m_reference_session.valid() || m_reference_thread.joinable()) return;
+  GpuSessionOptions o = session_options("the reference");
+  std::promise<util::Result<std::unique_ptr<GpuSession>>> started;
+  m_reference_session = started.get_future();
+  m_reference_thread = std::thread([o, started = std::move(started), release = m_reference_thread_release.get_future()]() mutable {
+    started.set_value(start_gpu_session(o));
+    release.wait();  // the session's sandbox lives as long as this thread
+  });
+}
+
+void CudaEvaluation::bind_lane(const DeviceLane& lane) {
+  if (!m_device.present || !lane.device.present) return;
+  if (!m_device.any_of_class && m_device.key == lane.device.key) return;  // there already (one GPU)
+  m_device = lane.device;  // the same class: arch, limits and describe() are unchanged
+  m_session.reset();       // started for another GPU, if any
+  if (lane.sessions)
+    if (auto s = lane.sessions->take()) m_session = std::move(s);
+  // Deferred by compile() while the GPU was unknown.
+  if (wants_gpu_reference()) start_reference_session();
+}
+
+void CudaEvaluation::bind_like(const Evaluation& other) {
+  const auto* o = dynamic_cast<const CudaEvaluation*>(&other);
+  if (!o || o->m_device.any_of_class) return;
+  bind_lane(DeviceLane{o->m_device, nullptr});
+}
+
 bool CudaEvaluation::compile() {
-  if (wants_gpu_reference()) {  // its sandbox and driver start while the compiles run
-    GpuSessionOptions o{m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver,
-                        m_opt.keep_job, "the reference"};
-    std::promise<util::Result<std::unique_ptr<GpuSession>>> started;
-    m_reference_session = started.get_future();
-    m_reference_thread = std::thread([o, started = std::move(started), release = m_reference_thread_release.get_future()]() mutable {
-      started.set_value(start_gpu_session(o));
-      release.wait();  // the session's sandbox lives as long as this thread
-    });
-  }
+  // The GPU reference's sandbox and driver start while the compiles run (once the GPU is known).
+  if (wants_gpu_reference() && !m_device.any_of_class) start_reference_session();
   bool ok = m_launcher ? compile_launcher() : compile_candidate();
   return ok && (!wants_gpu_reference() || compile_gpu_reference());
 }
@@ -234,6 +263,8 @@ bool CudaEvaluation::compile_candidate() {
     }
     if (i == 0)
       for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
+    add_compiler_facts(i, r);
+    m_ptx_data.push_back(std::move(r.ptx));
     m_cubin_data.push_back(std::move(r.cubin));
     m_l2_policy.push_back(r.l2_policy);
   }
@@ -248,6 +279,7 @@ bool CudaEvaluation::compile_candidate() {
           "l2-cache-policy"});
       break;
     }
+  add_sass();
   m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
   m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"
                                     : cached == int(results->size())         ? "hit"
@@ -256,6 +288,29 @@ bool CudaEvaluation::compile_candidate() {
        fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
                    ms_since(t)));
   return true;
+}
+
+void CudaEvaluation::add_compiler_facts(size_t c, const build::CudaCompileResult& r) {
+  std::vector<std::string> kernels;
+  for (const auto& l : m_plan.launches) kernels.push_back(l.kernel);
+  auto facts = build::config_facts(m_configs[c].label(), arch(), r.log, r.ptx, kernels);
+  facts.ptx_sha256 = util::sha256_hex(r.ptx);
+  facts.cubin_sha256 = util::sha256_hex(r.cubin);
+  core::LaunchLimits limits;
+  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
+  add_occupancy(facts, m_plan, m_configs[c], m_spec.bench_workloads, m_cand.source_name, limits);
+  m_verdict.compiler_facts.push_back(std::move(facts));
+}
+
+std::vector<Artifact> CudaEvaluation::artifacts() const {
+  std::vector<Artifact> out;
+  if (m_launcher) return out;
+  for (size_t c = 0; c < m_cubin_data.size() && c < m_ptx_data.size(); ++c) {
+    out.push_back({"ptx", m_configs[c].label(), m_ptx_data[c]});
+    out.push_back({"cubin", m_configs[c].label(), m_cubin_data[c]});
+    if (c < m_sass_data.size() && !m_sass_data[c].empty()) out.push_back({"sass", m_configs[c].label(), m_sass_data[c]});
+  }
+  return out;
 }
 
 bool CudaEvaluation::validate() {
@@ -290,7 +345,6 @@ bool CudaEvaluation::benchmark() {
 }
 
 bool CudaEvaluation::decide() {
-  emit(Stage::decide, false);
   int tests = 0, drawn = 0, checks = 0;
   const core::WorkloadResult* slowest = nullptr;
   for (const auto& w : m_verdict.workloads) {
@@ -311,7 +365,6 @@ bool CudaEvaluation::decide() {
     m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
                                     slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);
   m_decided = true;
-  emit(Stage::decide, true, std::string(core::status_name(m_verdict.status)));
   return true;
 }
 

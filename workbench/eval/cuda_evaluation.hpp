@@ -33,6 +33,8 @@ struct CudaOptions {
   int compile_workers = 4;             // NVRTC workers compiling configs in parallel
   std::filesystem::path driver;        // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
   std::string nvcc;                    // cuda-launcher: nvcc to use; empty: the toolkit's (NvccToolchain)
+  // SASS (build/disassembler.hpp): "" for the toolkit's nvdisasm/cuobjdump, "off" for none, or a path.
+  std::string disassembler;
   std::string clock = "cupti";         // "cupti" | "events" (docs/cuda.md "Timing")
 };
 
@@ -50,7 +52,11 @@ class CudaEvaluation : public Evaluation {
   bool benchmark() override;
   bool decide() override;
   core::Verdict verdict() override;
-  std::string device_key() const override { return m_device.present ? m_device.key : "cuda:none"; }
+  std::string device_key() const override { return m_device.present ? m_device.lane_class() : "cuda:none"; }
+  void bind_lane(const DeviceLane& lane) override;
+  void bind_like(const Evaluation& other) override;
+  // The GPU it runs on (any_of_class until a lane binds it).
+  const CudaDevice& device() const { return m_device; }
   std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
   const core::Spec* spec() const override { return &m_spec; }
   const core::Variant* variant() const override { return m_variant; }
@@ -58,6 +64,8 @@ class CudaEvaluation : public Evaluation {
   void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) override {
     m_config_hints = params_by_workload;
   }
+
+  std::vector<Artifact> artifacts() const override;
 
   const core::LaunchPlan& plan() const { return m_plan; }
   // Uses an already started runner session (from device discovery, or pre-started by the
@@ -72,8 +80,17 @@ class CudaEvaluation : public Evaluation {
   bool analyze_launcher();
   bool compile_launcher();
   bool compile_candidate();  // the cuda form: every config with NVRTC
+  void add_compiler_facts(size_t config, const build::CudaCompileResult& r);  // NVRTC's (cuda_facts.hpp)
+  // Every config's cubin disassembled in the sandbox (cuda_sass.cpp): SASS kept as an artifact,
+  // its instruction mix into compiler_facts[].kernels[].sass; or the reason there is none.
+  void add_sass();
   void emit(Stage s, bool finished, std::string detail = {});
   bool start_runner();
+  // The options of a runner session on this evaluation's GPU.
+  GpuSessionOptions session_options(const std::string& who) const;
+  // The GPU reference's session, on a thread of its own (compile(), or bind_lane() where the
+  // GPU was not known at compile time).
+  void start_reference_session();
   bool use_config(size_t config);
   bool send_dims(size_t config, const core::Workload& w);
   bool draw_test_workloads();  // fills m_test_workloads; false: the verdict is decided
@@ -112,6 +129,8 @@ class CudaEvaluation : public Evaluation {
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
   std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
+  std::vector<std::string> m_ptx_data;    // per config (cuda form), from compile()
+  std::vector<std::string> m_sass_data;   // per config (cuda form), from add_sass(); "" where none
   std::vector<std::string> m_l2_policy;   // per config: the L2 eviction-policy instruction its PTX uses, or ""
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds

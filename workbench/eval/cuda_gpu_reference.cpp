@@ -5,14 +5,13 @@
 #include <fmt/format.h>
 
 #include "eval/cuda_evaluation.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::eval {
 
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using util::ms_since;
 
 }  // namespace
 

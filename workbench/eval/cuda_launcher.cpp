@@ -9,18 +9,20 @@
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
+#include "build/compiler_facts.hpp"
 #include "build/nvcc_toolchain.hpp"
 #include "eval/analysis_outcome.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "util/fs.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::eval {
 
 namespace {
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+
+using util::ms_since;
+
 }  // namespace
 
 bool CudaEvaluation::analyze_launcher() {
@@ -83,6 +85,7 @@ bool CudaEvaluation::compile_launcher() {
   auto so = util::read_file(*job / std::filesystem::path(compiled->object_inside).filename());
   if (!so) return fail(core::Status::error, so.error().what());
   m_cubin_data = {std::move(*so)};
+  m_verdict.compiler_facts = {build::launcher_facts(arch(), compiled->ptxas_report)};
   m_verdict.summary.stage_ms["nvcc"] = compiled->wall_ms;
   m_verdict.summary.compile_cache = !m_opt.compile_cache ? "off" : compiled->cache_hit ? "hit" : "miss";
   emit(Stage::compile, true,

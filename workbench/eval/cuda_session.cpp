@@ -27,12 +27,15 @@ util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOpti
   RunnerConfig cfg{opt.gpu_runner, opt.bwrap, s->job, 1, opt.command_timeout_ms, 0};
   cfg.gpu = true;
   cfg.who = opt.who;
+  cfg.gpu_minor = opt.device_minor;
+  cfg.env = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+  if (!opt.visible_device.empty()) cfg.env.emplace_back("CUDA_VISIBLE_DEVICES", opt.visible_device);
   cfg.cpu_seconds = 3600;  // over the session; the runner sleeps (blocking sync) while kernels run
   if (!opt.driver.empty()) cfg.binds.push_back({opt.driver.parent_path(), "/kwb/driver"});
   auto runner = RunnerSession::start(cfg, *s->arena);
   if (!runner) return std::unexpected(runner.error());
   s->runner = std::move(*runner);
-  nlohmann::json cmd = {{"op", "device"}};
+  nlohmann::json cmd = {{"op", "device"}, {"ordinal", opt.ordinal}};
   if (!opt.driver.empty()) cmd["driver"] = "/kwb/driver/" + opt.driver.filename().string();
   auto info = s->runner->command(cmd, std::max(opt.command_timeout_ms, 60000), "device start-up");
   if (!info)

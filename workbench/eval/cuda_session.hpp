@@ -24,6 +24,12 @@ struct GpuSessionOptions {
   std::filesystem::path driver;      // libcuda to load (KWB_CUDA_DRIVER); empty: the usual places
   bool keep_job = false;             // leave the job folder for inspection
   std::string who = "the candidate"; // what the runner runs, as failure reasons name it
+  // Which GPU (docs/architecture.md "Lanes"). Every GPU sandbox orders devices by PCI bus id
+  // (CUDA_DEVICE_ORDER), so discovery's ordinals are the lanes'. Defaults: every GPU visible,
+  // the first one used.
+  std::string visible_device;  // CUDA_VISIBLE_DEVICES inside the sandbox (a GPU-<uuid>); "" = all
+  int ordinal = 0;             // the device among the visible ones
+  int device_minor = -1;       // only /dev/nvidia<minor> is bound; -1 = every GPU's node
 };
 
 struct GpuSession {

@@ -6,7 +6,9 @@
 
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
+#include "eval/cuda_facts.hpp"
 #include "eval/plan_commands.hpp"
+#include "eval/roofline_position.hpp"
 #include "spec/expr.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
@@ -57,8 +59,7 @@ size_t output_elements(const WorkloadHarness& h) {
 bool CudaEvaluation::start_runner() {
   if (!m_session) {  // the sandbox and the driver's start, reported apart from validation (stage_ms)
     auto t = std::chrono::steady_clock::now();
-    auto s = start_gpu_session(
-        {m_cuda.gpu_runner, m_opt.bwrap, m_opt.workspace / "jobs", m_opt.run_timeout_ms, m_cuda.driver, m_opt.keep_job});
+    auto s = start_gpu_session(session_options("the candidate"));
     if (!s) return fail(core::Status::error, s.error().what());
     m_session = std::move(*s);
     m_verdict.summary.stage_ms["runner_start"] =
@@ -108,6 +109,12 @@ bool CudaEvaluation::use_config(size_t c) {
     auto f = classify_gpu_failure(r.error().status, r.error().reason);
     return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);
   }
+  if (c < m_verdict.compiler_facts.size() && !m_verdict.compiler_facts[c].kernels.empty() &&
+      !m_verdict.compiler_facts[c].kernels.front().runner)
+    if (auto why = add_runner_attributes(m_verdict.compiler_facts[c], m_plan, *r); !why.empty())
+      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
+                                                       "compiler facts without the driver's view: " + why,
+                                                       "compiler-facts"});
   m_loaded = c;
   return true;
 }
@@ -120,6 +127,7 @@ bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
   if (!dims) return fail(core::Status::rejected, dims.error().what());
   auto r = m_runner->command(*dims, m_opt.run_timeout_ms, "setting the launch dimensions");
   if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
+  if (c < m_verdict.compiler_facts.size()) add_runner_occupancy(m_verdict.compiler_facts[c], m_plan, *dims, *r);
   return true;
 }
 
@@ -280,6 +288,9 @@ bool CudaEvaluation::run_bench() {
     if (s > 0 && m_device.sheet_bytes_per_s > 0) r.pct_bw_sheet = r.bytes / s / m_device.sheet_bytes_per_s * 100.0;
     if (s > 0 && sheet_flops > 0 && r.flops > 0) r.pct_flops_sheet = r.flops / s / sheet_flops * 100.0;
     res.roofline = r;
+    res.feedback = roofline_feedback(m_configs[best_config].label(), r, best->median_ns,
+                                     {{"calibrated", m_device.copy_bytes_per_s, flops_peak},
+                                      {"data_sheet", m_device.sheet_bytes_per_s, sheet_flops}});
     const double factor = m_device.sheet_bytes_per_s > 0 ? k_floor_factor : k_floor_factor_uncharted;
     double fastest_flops = std::max({m_device.fma_flops_per_s * factor / k_floor_factor, m_device.sheet_tensor_bf16_flops, 1.0});
     double floor_bw = std::max(m_device.copy_bytes_per_s * factor, m_device.sheet_bytes_per_s);

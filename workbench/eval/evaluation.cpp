@@ -19,9 +19,18 @@ StageEvent workload_progress(Stage stage, const core::Workload& w, bool bench, s
                     WorkloadProgress{w.name, bench ? "bench" : "test", w.params, std::move(config), samples, index, count}};
 }
 
-core::Verdict run_to_verdict(Evaluation& e) {
-  (void)(e.analyze() && e.compile() && e.validate() && e.benchmark() && e.decide());
-  return e.verdict();
+core::Verdict decide_stage(Evaluation& e, const Judge& judge) {
+  e.report(StageEvent{Stage::decide, false, ""});
+  if (!e.decide()) return e.verdict();  // decided otherwise: the verdict says how
+  core::Verdict v = e.verdict();
+  if (judge) judge(v);
+  e.report(StageEvent{Stage::decide, true, std::string(core::status_name(v.status))});
+  return v;
+}
+
+core::Verdict run_to_verdict(Evaluation& e, const Judge& judge) {
+  if (!(e.analyze() && e.compile() && e.validate() && e.benchmark())) return e.verdict();
+  return decide_stage(e, judge);
 }
 
 }  // namespace kwb::eval

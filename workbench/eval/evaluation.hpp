@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "core/reference.hpp"
@@ -17,6 +18,8 @@
 #include "eval/timing_subject.hpp"
 
 namespace kwb::eval {
+
+struct DeviceLane;  // device_lane.hpp
 
 enum class Stage { analyze, compile, validate, benchmark, decide };
 std::string_view stage_name(Stage s);
@@ -32,18 +35,30 @@ struct WorkloadProgress {
 };
 
 // Progress for a live view (CLI lines, SSE events): a stage started or finished, or (with
-// `workload`) where a running stage is.
+// `workload`, or as a `note`) where a running stage is. Each stage reports its start once and
+// its end at most once, after everything it did (a failing stage ends with the verdict instead).
 struct StageEvent {
   Stage stage;
   bool finished = false;
   std::string detail;  // e.g. "g++ 12.2.0, 412 ms" or "workload 17x33 ok"
   std::optional<WorkloadProgress> workload = std::nullopt;
+  // Progress of the running stage told in `detail` (the decide stage's comparison with the
+  // incumbent: "preparing the incumbent ...", a workload's ratio so far): neither start nor end.
+  bool note = false;
 };
 
 // A progress event of a running validate/benchmark stage.
 StageEvent workload_progress(Stage stage, const core::Workload& w, bool bench, std::string config, size_t samples,
                              size_t index, size_t count);
 using ProgressFn = std::function<void(const StageEvent&)>;
+
+// A compiled form of the candidate kept with it (GET /v1/candidates/{id}/artifacts/{kind}):
+// the PTX, cubin and SASS of each config of a cuda-form candidate.
+struct Artifact {
+  std::string kind;    // "ptx" | "cubin" | "sass"
+  std::string config;  // TuneConfig::label()
+  std::string data;
+};
 
 class Evaluation {
  public:
@@ -54,11 +69,20 @@ class Evaluation {
   virtual bool compile() = 0;
   virtual bool validate() = 0;
   virtual bool benchmark() = 0;
+  // The evaluation's own part of the decide stage (the verdict from its results). The stage's
+  // start and end events are decide_stage()'s: what follows (the comparison with baselines and
+  // the incumbent) belongs to the same stage.
   virtual bool decide() = 0;
   // The verdict so far (final after decide() or after a stage returned false).
   virtual core::Verdict verdict() = 0;
-  // Key of the device whose exclusive benchmark slot validate() and benchmark() need.
+  // The queue of device slots validate() and benchmark() wait for: the device's key, or for
+  // CUDA the device class (any GPU of that model will do; docs/architecture.md "Lanes").
   virtual std::string device_key() const = 0;
+  // The lane that took the evaluation, before validate(): its device becomes the evaluation's
+  // (a no-op where the evaluation is on that device already, or has no device to choose).
+  virtual void bind_lane(const DeviceLane& lane) { (void)lane; }
+  // The same device as `other` (an incumbent or baseline timed beside a candidate in its lane).
+  virtual void bind_like(const Evaluation& other) { (void)other; }
   // From another thread: stop the running stage as soon as possible (kills the sandboxed
   // process); the stage then returns false and the caller records the cancellation.
   virtual void cancel() {}
@@ -81,9 +105,21 @@ class Evaluation {
   // Reports progress through the evaluation's own progress callback (the decide stage's
   // comparison, which runs outside the evaluation, uses it).
   virtual void report(const StageEvent& e) { (void)e; }
+  // After compile(): what to store with the candidate; their sha256 are in the verdict's
+  // compiler_facts (the object store is content-addressed).
+  virtual std::vector<Artifact> artifacts() const { return {}; }
 };
 
-// Runs every stage in order and returns the verdict (what `kwb eval` does).
-core::Verdict run_to_verdict(Evaluation& e);
+// What runs in the decide stage after the evaluation's own decision: the comparison with the
+// vendor baselines and the library's incumbent, promotion (it may amend the verdict).
+using Judge = std::function<void(core::Verdict&)>;
+
+// The decide stage, after benchmark(): its start event, decide(), `judge` (when set), then its
+// end event with the final status, so a comparison's progress notes come between the two.
+core::Verdict decide_stage(Evaluation& e, const Judge& judge = {});
+
+// Runs every stage in order and returns the verdict (what `kwb eval` does), `judge` inside the
+// decide stage.
+core::Verdict run_to_verdict(Evaluation& e, const Judge& judge = {});
 
 }  // namespace kwb::eval

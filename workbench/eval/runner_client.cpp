@@ -63,10 +63,10 @@ bool readable_now(int fd) {
 }  // namespace
 
 util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerConfig& cfg, const SharedArena& arena) {
-  // Commands, replies and (kwb-runner only) the paced timing's go and done pipes.
+  // Commands, replies and the paced timing's go and done pipes (CPU calls; cuda-launcher samples).
   int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, go[2] = {-1, -1}, done[2] = {-1, -1};
-  bool piped = ::pipe2(cmd, O_CLOEXEC) == 0 && ::pipe2(reply, O_CLOEXEC) == 0 &&
-               (cfg.gpu || (::pipe2(go, O_CLOEXEC) == 0 && ::pipe2(done, O_CLOEXEC) == 0));
+  bool piped = ::pipe2(cmd, O_CLOEXEC) == 0 && ::pipe2(reply, O_CLOEXEC) == 0 && ::pipe2(go, O_CLOEXEC) == 0 &&
+               ::pipe2(done, O_CLOEXEC) == 0;
   int pipe_errno = errno;
   std::unique_ptr<RunnerSession> s(new RunnerSession());
   s->m_cfg = cfg;
@@ -92,6 +92,7 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   req.profile = sandbox::run_profile();
   req.profile.wall = std::chrono::hours(24);  // each command has its own deadline; wait() below
   req.profile.gpu = cfg.gpu;
+  req.profile.gpu_minor = cfg.gpu_minor;
   if (cfg.cpu_seconds > 0) req.profile.cpu_seconds = cfg.cpu_seconds;
   if (cfg.memory_bytes > 0) req.profile.memory_bytes = cfg.memory_bytes;
   // Without a memory cgroup the launcher falls back to RLIMIT_AS, which also counts the arena's
@@ -99,20 +100,19 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   if (!cfg.gpu) req.profile.address_space_bytes = int64_t(arena.size()) + req.profile.memory_bytes + (1ll << 30);
   req.profile.max_processes = std::max(req.profile.max_processes, cfg.threads + 32);
   s->m_process_limit = req.profile.max_processes;
-  // Candidate code gets the strict filter: a refused call or a new process is a verdict. (The GPU
-  // runner keeps the ordinary one until the CUDA driver is checked under it: docs/security.md.)
-  req.profile.strict_seccomp = !cfg.gpu;
+  // Candidate code gets the strict filter, in the CPU and the GPU runner alike (a cuda-launcher's
+  // host code runs there; the CUDA driver and CUPTI were checked under it on the H200): a refused
+  // call or a new process is a verdict (docs/security.md).
+  req.profile.strict_seccomp = true;
+  req.profile.decoys = sandbox::candidate_decoys();  // and an open of a host secret's path is one too
   // Idle OpenMP threads sleep instead of spinning: every CPU cycle of the runner outside a timed
   // call counts against the candidate (runner_client_timing.cpp).
   req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)},
              {"OMP_WAIT_POLICY", "PASSIVE"}};
-  req.inherit_fds = {cmd[0], reply[1], arena.fd()};
+  req.env.insert(req.env.end(), cfg.env.begin(), cfg.env.end());
+  req.inherit_fds = {cmd[0], reply[1], arena.fd(), go[0], done[1]};
   std::string fds = std::to_string(cmd[0]) + "," + std::to_string(reply[1]) + "," + std::to_string(arena.fd());
-  if (!cfg.gpu) {
-    req.inherit_fds.push_back(go[0]);
-    req.inherit_fds.push_back(done[1]);
-    for (int fd : {go[0], done[1]}) fds.append(",").append(std::to_string(fd));
-  }
+  for (int fd : {go[0], done[1]}) fds.append(",").append(std::to_string(fd));
   req.argv = {"/kwb/kwb-runner", "--fds", fds};
   auto proc = sandbox::spawn(req);
   close_inside_ends();
@@ -161,6 +161,7 @@ RunnerFailure RunnerSession::classify_exit(const char* what) {
     case sandbox::Breach::output: return {core::Status::output_limit, limit.reason + during};
     case sandbox::Breach::memory: return {core::Status::memory_limit, limit.reason + during + hint};
     case sandbox::Breach::forbidden_syscall: return {core::Status::sandbox_violation, limit.reason + during + hint + note};
+    case sandbox::Breach::decoy: return {core::Status::sandbox_violation, limit.reason + during + hint + note};
     case sandbox::Breach::cpu_time: return {core::Status::time_limit, limit.reason + during};
     case sandbox::Breach::outside_kill: return {core::Status::error, limit.reason + during};
     case sandbox::Breach::processes: hint = "; " + limit.reason; break;
@@ -185,14 +186,19 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
   cmd["seq"] = ++m_seq;
   auto t0 = std::chrono::steady_clock::now();
   if (!wire::write_line(m_cmd_w, cmd)) return std::unexpected(classify_exit(what));
-  nlohmann::json reply;
-  auto status = m_reader->read(reply, timeout_ms);
+  auto reply = read_reply(timeout_ms, what);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   m_busy_ms += ms;
   const std::string op = cmd.value("op", std::string());
   m_busy_by_kind[op == "time" || op == "fetch" ? "timing" : op == "call" ? "calls" : "setup"] += ms;
   static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;  // where the runner's time goes
   if (trace) std::fprintf(stderr, "kwb runner: %-8s %8.2f ms\n", op.c_str(), ms);
+  return reply;
+}
+
+RunnerResult<nlohmann::json> RunnerSession::read_reply(int timeout_ms, const char* what) {
+  nlohmann::json reply;
+  auto status = m_reader->read(reply, timeout_ms);
   switch (status) {
     case wire::LineReader::Status::ok: break;
     case wire::LineReader::Status::timeout: return std::unexpected(timeout_failure(what, timeout_ms));
@@ -209,6 +215,8 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
     return std::unexpected(violation(m_cfg.who + " tried to start more processes or threads than the run profile's "
                                      "limit of " + std::to_string(m_process_limit) +
                                      " allows (a fork or thread bomb?), during " + what));
+  if (auto opened = m_process->decoys_opened(); !opened.empty())
+    return std::unexpected(violation(sandbox::decoy_text(opened, m_cfg.who) + ", during " + what));
   m_idle_from = runner_cpu_ns();
   if (!reply.at("ok").get<bool>()) return std::unexpected(RunnerFailure{core::Status::error, reply.at("error").get<std::string>()});
   return reply;
@@ -216,10 +224,15 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
 
 RunnerResult<nlohmann::json> RunnerSession::command(const nlohmann::json& cmd, int timeout_ms, const char* what) {
   auto r = request(cmd, timeout_ms, what);
-  // kwb-runner's own count is the candidate's to forge; this side counted the retaken samples.
-  if (r && !m_cfg.gpu && cmd.value("op", std::string()) == "stats") {
-    (*r)["discarded"] = m_discarded;
+  const std::string op = cmd.value("op", std::string());
+  if (r && m_cfg.gpu && op == "load" && cmd.contains("so")) m_gpu_launcher = true;
+  // kwb-runner's own count is the candidate's to forge; this side counted the retaken samples
+  // (for a cuda-launcher, the paced samples it retook, beside the runner's own queued ones).
+  if (r && op == "stats") {
+    if (!m_cfg.gpu || m_gpu_launcher) (*r)["discarded"] = m_discarded;
+    if (m_gpu_launcher) (*r)["raised_to_window"] = m_raised_to_window;
     m_discarded = 0;
+    m_raised_to_window = 0;
   }
   return r;
 }
@@ -254,6 +267,7 @@ RunnerResult<int64_t> RunnerSession::call(const char* what) {
 
 RunnerResult<std::vector<int64_t>> RunnerSession::time(int calls, size_t flush_bytes, int timeout_ms, Copies copies) {
   if (!m_cfg.gpu) return paced_time(calls, flush_bytes, timeout_ms);
+  if (m_gpu_launcher) return gpu_paced_time(calls, flush_bytes, timeout_ms, copies);
   nlohmann::json cmd = {{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}};
   if (!copies.upload) cmd["upload"] = false;
   if (!copies.download) cmd["download"] = false;

@@ -11,6 +11,7 @@
 // worked outside the calls it was timed for. docs/security.md has the design and what is left.
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <expected>
@@ -44,6 +45,8 @@ struct RunnerConfig {
   int command_timeout_ms = 10000;  // per call / timing batch
   int64_t memory_bytes = 0;        // address-space limit beyond the arena (0 = default)
   bool gpu = false;                // kwb-gpu-runner: pass the NVIDIA devices through (Profile.gpu)
+  int gpu_minor = -1;              // with gpu: only /dev/nvidia<minor> (Profile.gpu_minor); -1 = all
+  std::vector<std::pair<std::string, std::string>> env;  // added to the sandbox's environment
   int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
   std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
@@ -98,11 +101,17 @@ class RunnerSession {
  private:
   RunnerSession() = default;
   RunnerResult<nlohmann::json> request(const nlohmann::json& cmd, int timeout_ms, const char* what);
+  // The next reply to the command last sent (request() without the write): checked, and a
+  // failure when it says ok=false.
+  RunnerResult<nlohmann::json> read_reply(int timeout_ms, const char* what);
   RunnerFailure classify_exit(const char* what);
   RunnerFailure violation(const std::string& reason);  // kills the runner
   RunnerFailure timeout_failure(const char* what, int timeout_ms);
   // CPU timing measured by this side (runner_client_timing.cpp).
   RunnerResult<std::vector<int64_t>> paced_time(int calls, size_t flush_bytes, int timeout_ms);
+  // cuda-launcher samples bracketed by this side's clock (runner_client_gpu_paced.cpp).
+  RunnerResult<std::vector<int64_t>> gpu_paced_time(int calls, size_t flush_bytes, int timeout_ms, Copies copies);
+  int read_done(void* data, size_t bytes, std::chrono::steady_clock::time_point deadline);
   void prepare_call(size_t flush_bytes);  // poison outputs, evict the tensors and the caches
   bool runner_clock();                    // finds the runner's CPU clock; false when it cannot
   int64_t runner_cpu_ns();                // the runner process's CPU time (all its threads), -1 unknown
@@ -111,7 +120,9 @@ class RunnerSession {
   RunnerConfig m_cfg;
   std::unique_ptr<sandbox::Process> m_process;
   int m_cmd_w = -1, m_reply_r = -1;
-  int m_go_w = -1, m_done_r = -1;  // paced timing (kwb-runner only)
+  int m_go_w = -1, m_done_r = -1;  // paced timing (kwb-runner; kwb-gpu-runner for cuda-launchers)
+  bool m_gpu_launcher = false;     // a cuda-launcher was loaded into this GPU session
+  int m_raised_to_window = 0;      // launcher samples raised to this side's window (forged or slow)
   uint64_t m_seq = 0;              // number of the last command sent
   // This side's own mapping of the arena, and the tensors in it (offset, bytes).
   char* m_view = nullptr;

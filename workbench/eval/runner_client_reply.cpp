@@ -6,7 +6,7 @@ namespace kwb::eval::detail {
 
 namespace {
 
-enum class Kind { boolean, string, count, integer, number, counts };
+enum class Kind { boolean, string, count, integer, number, counts, kernel_attributes };
 
 // Every field of a reply that the workbench reads (runner_client.cpp, the CPU and CUDA
 // evaluations), with its type. nlohmann's value()/get() throw on a mismatch, which took `kwb
@@ -47,7 +47,23 @@ constexpr Field k_fields[] = {
     {"fma_flops_per_s", Kind::number},
     {"copy_bytes", Kind::count},
     {"clock", Kind::string},
+    {"kernels", Kind::kernel_attributes},  // gpu load: what the driver says of each kernel
+    {"occupancy", Kind::counts},           // gpu dims: blocks per SM of each launch
 };
+
+// One "kernels" entry of a gpu load reply: {name, registers, static_smem, local_bytes, max_threads}.
+bool kernel_attributes(const nlohmann::json& v) {
+  if (!v.is_object()) return false;
+  auto name = v.find("name");
+  if (name == v.end() || !name->is_string()) return false;
+  for (const char* key : {"registers", "static_smem", "local_bytes", "max_threads"}) {
+    auto it = v.find(key);
+    if (it == v.end() || !(it->is_number_unsigned() || (it->is_number_integer() && it->get<int64_t>() >= 0)) ||
+        it->get<int64_t>() > (1 << 30))
+      return false;
+  }
+  return true;
+}
 
 bool has_kind(const nlohmann::json& v, Kind kind) {
   switch (kind) {
@@ -61,6 +77,11 @@ bool has_kind(const nlohmann::json& v, Kind kind) {
       for (const auto& e : v)
         if (!has_kind(e, Kind::count)) return false;
       return true;
+    case Kind::kernel_attributes:
+      if (!v.is_array()) return false;
+      for (const auto& e : v)
+        if (!kernel_attributes(e)) return false;
+      return true;
   }
   return false;
 }
@@ -73,6 +94,8 @@ const char* kind_name(Kind kind) {
     case Kind::integer: return "an integer";
     case Kind::number: return "a number";
     case Kind::counts: return "an array of non-negative integers";
+    case Kind::kernel_attributes:
+      return "an array of {name, registers, static_smem, local_bytes, max_threads} (non-negative integers)";
   }
   return "?";
 }

@@ -5,6 +5,7 @@
 #include "eval/benchmark.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/harness.hpp"
+#include "eval/roofline_position.hpp"
 #include "spec/expr.hpp"
 
 namespace kwb::eval {
@@ -115,6 +116,8 @@ bool CpuEvaluation::run_workloads(bool bench) {
       stats.discarded = s->value("discarded", 0);
     res.time = stats;
     res.roofline = roofline(*m_variant, m_device, w, stats.median_ns);
+    // The CPU calibration measures one thread's copy bandwidth only: the memory roof is the one there is.
+    res.feedback = roofline_feedback("default", *res.roofline, stats.median_ns, {{"calibrated", m_device.copy_bytes_per_s, 0}});
     const double floor_bw = std::max(m_device.copy_bytes_per_s * k_floor_bandwidth_factor, k_floor_min_bandwidth);
     double floor_ns = res.roofline->bytes / floor_bw * 1e9;
     if (stats.median_ns < floor_ns) {

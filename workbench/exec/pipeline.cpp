@@ -2,12 +2,24 @@
 
 #include <spdlog/spdlog.h>
 
+#include "eval/profile_request.hpp"
+#include "store/candidate_repository.hpp"
+#include "util/log.hpp"
+
 namespace kwb::exec {
 
-struct Pipeline::Lane {
-  std::string key;
+// Compiled candidates waiting for a device of one key or class; every lane of it takes from here.
+struct Pipeline::LaneQueue {
   std::deque<std::unique_ptr<Job>> jobs;
   std::condition_variable cv;
+};
+
+struct Pipeline::Lane {
+  std::string key, queue_key;
+  LaneQueue* queue = nullptr;
+  std::shared_ptr<const eval::DeviceLane> device;  // null: the evaluation's own device
+  std::string candidate;  // on the device now
+  uint64_t finished = 0;
   std::thread thread;
 };
 
@@ -23,7 +35,17 @@ util::Result<void> Pipeline::start() {
   if (!pending) return std::unexpected(pending.error());
   size_t requeued = 0;
   const int max_attempts = std::max(1, m_cfg.max_attempts);
+  std::set<std::string> attached;  // still running on the executor (a restart): not run again
+  if (m_cfg.executor) {
+    auto a = m_cfg.executor->start(*this);
+    if (!a) return std::unexpected(a.error());
+    attached = std::move(*a);
+    if (!attached.empty())
+      spdlog::info("pipeline: re-attached to {} candidate(s) still running on the {} executor", attached.size(),
+                   m_cfg.executor->name());
+  }
   for (const auto& rec : *pending) {
+    if (attached.contains(rec.id)) continue;
     if (rec.attempts >= max_attempts) {
       // Each of its evaluations ended with the daemon (a crash, kill -9, power loss): a third run
       // could take the daemon down again.
@@ -42,6 +64,11 @@ util::Result<void> Pipeline::start() {
     m_queue.push(rec.token_id.value_or(0), rec.id);
   }
   if (requeued > 0) spdlog::info("pipeline: {} unfinished candidate(s) queued again", requeued);
+  {
+    std::lock_guard lock(m_mutex);
+    for (const auto& l : m_cfg.lanes)
+      if (l.device) start_lane(l.device->device.key, queue_for(l.queue), l.device);
+  }
   for (int i = 0; i < std::max(1, m_cfg.compile_workers); ++i) m_workers.emplace_back([this] { compile_worker(); });
   m_retry_thread = std::thread([this] { retry_worker(); });
   return {};
@@ -52,8 +79,9 @@ void Pipeline::stop() {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return;
     m_stopping = true;
-    for (auto& [key, lane] : m_lanes) lane->cv.notify_all();
+    for (auto& [key, queue] : m_queues) queue->cv.notify_all();
   }
+  if (m_cfg.executor) m_cfg.executor->stop();
   m_backlog_cv.notify_all();
   m_retry_cv.notify_all();
   m_queue.stop();
@@ -61,7 +89,7 @@ void Pipeline::stop() {
     if (t.joinable()) t.join();
   if (m_retry_thread.joinable()) m_retry_thread.join();
   std::lock_guard lock(m_mutex);
-  for (auto& [key, lane] : m_lanes)
+  for (auto& lane : m_lanes)
     if (lane->thread.joinable()) {
       m_mutex.unlock();
       lane->thread.join();
@@ -88,13 +116,17 @@ util::Result<std::string> Pipeline::cancel(const std::string& id) {
     m_cancel_requests.insert(id);
     if (auto it = m_on_device_now.find(id); it != m_on_device_now.end()) it->second->cancel();
   }
+  if (*state != "done" && *state != "cancelled" && m_cfg.executor) m_cfg.executor->cancel(id);
   return state;
 }
 
 PipelineStats Pipeline::stats() const {
+  const int remote = m_cfg.executor ? int(m_cfg.executor->in_flight()) : 0;
   std::lock_guard lock(m_mutex);
-  return {m_queue.size(), m_backlog, m_compiling, m_on_device, m_finished, m_unwritten.size(),
-          m_unwritten.empty() ? std::string() : m_last_write_error};
+  PipelineStats st{m_queue.size(), m_backlog, m_compiling, m_on_device + remote, m_finished, m_unwritten.size(),
+                   m_unwritten.empty() ? std::string() : m_last_write_error, {}};
+  for (const auto& l : m_lanes) st.lanes.push_back({l->key, l->queue_key, l->candidate, l->finished});
+  return st;
 }
 
 void Pipeline::event(const std::string& id, const std::string& kind, const nlohmann::json& data) {
@@ -106,6 +138,13 @@ void Pipeline::event(const std::string& id, const std::string& kind, const nlohm
 void Pipeline::set_state(const std::string& id, const std::string& state) {
   store::CandidateRepository repo(m_db);
   if (auto r = repo.set_state(id, state); r && *r) event(id, "state", {{"state", state}});
+}
+
+void Pipeline::mark_cancelled(const std::string& id) {
+  store::CandidateRepository repo(m_db);
+  if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
+  std::lock_guard lock(m_mutex);
+  m_cancel_requests.erase(id);
 }
 
 bool Pipeline::cancelled(const std::string& id) {
@@ -121,7 +160,36 @@ bool Pipeline::cancelled(const std::string& id) {
 void Pipeline::finish(const std::string& id, const core::Verdict& v) {
   core::Verdict verdict = v;
   verdict.candidate = id;
-  auto json = core::to_json(verdict);
+  // One line per verdict (docs/api.md "Logs").
+  nlohmann::ordered_json fields = {{"candidate", id}, {"op", v.op}, {"variant", v.variant}, {"backend", v.backend},
+                                   {"status", std::string(core::status_name(v.status))}};
+  if (v.summary.beats_incumbent) fields["beats_incumbent"] = *v.summary.beats_incumbent;
+  fields["wall_ms"] = v.summary.wall_ms;
+  fields["reason"] = v.reason.size() > 300 ? v.reason.substr(0, 300) + "..." : v.reason;
+  util::log_event(spdlog::level::info, "verdict", fields);
+  store_verdict(id, core::to_json(verdict));
+}
+
+void Pipeline::finish_json(const std::string& id, nlohmann::json json) {
+  json["candidate"] = id;
+  auto text = [&](const char* k) { return json.contains(k) && json[k].is_string() ? json[k].get<std::string>() : ""; };
+  nlohmann::ordered_json fields = {{"candidate", id}, {"op", text("op")}, {"variant", text("variant")},
+                                   {"backend", text("backend")}, {"status", text("status")}};
+  const std::string reason = text("reason");
+  fields["reason"] = reason.size() > 300 ? reason.substr(0, 300) + "..." : reason;
+  util::log_event(spdlog::level::info, "verdict", fields);
+  store_verdict(id, std::move(json));
+}
+
+void Pipeline::store_verdict(const std::string& id, nlohmann::json json) {
+  // A profile asked for in the submission: the verdict says what came of it (eval/profile_request.hpp).
+  if (!json.contains("profile") || json["profile"].is_null()) {
+    auto rec = store::CandidateRepository(m_db).find(id);
+    if (rec && *rec && (*rec)->profile) {
+      auto text = [&](const char* k) { return json.contains(k) && json[k].is_string() ? json[k].get<std::string>() : ""; };
+      json["profile"] = core::to_json(eval::profile_outcome(text("backend"), text("status")));
+    }
+  }
   if (write_verdict(id, json)) return;
   {
     std::lock_guard lock(m_mutex);
@@ -217,6 +285,13 @@ void Pipeline::compile_worker() {
   }
 }
 
+void Pipeline::store_artifacts(const std::string& id, const eval::Evaluation& e) {
+  // Content-addressed: the verdict's compiler_facts[] name them by sha256 (GET .../artifacts/...).
+  for (const auto& a : e.artifacts())
+    if (auto r = m_objects.put(a.data); !r)
+      spdlog::warn("candidate {}: its {} of config {} not stored: {}", id, a.kind, a.config, r.error().what());
+}
+
 void Pipeline::run_front(const std::string& id) {
   store::CandidateRepository repo(m_db);
   auto found = repo.find(id);
@@ -250,6 +325,10 @@ void Pipeline::run_front(const std::string& id) {
       event(id, "progress", data);
       return;
     }
+    if (e.note) {  // progress told in words (the decide stage's comparison)
+      event(id, "progress", {{"stage", eval::stage_name(e.stage)}, {"detail", e.detail}});
+      return;
+    }
     nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"finished", e.finished}};
     if (!e.detail.empty()) data["detail"] = e.detail;
     event(id, "stage", data);
@@ -266,27 +345,44 @@ void Pipeline::run_front(const std::string& id) {
   if (cancelled(id)) return mark_cancelled();
   set_state(id, "compiling");
   if (!e.compile()) return finish(id, e.verdict());
+  store_artifacts(id, e);
   if (cancelled(id)) return mark_cancelled();
+  if (m_cfg.executor) return m_cfg.executor->run(rec, *source, attempt_no);  // its device stages run elsewhere
 
   // Hand over to the device lane, waiting while the backlog is full.
   std::unique_lock lock(m_mutex);
   m_backlog_cv.wait(lock, [&] { return m_stopping || m_backlog < size_t(std::max(1, m_cfg.compiled_backlog)); });
   if (m_stopping) return;
   ++m_backlog;
-  Lane& lane = lane_for(e.device_key());
-  lane.jobs.push_back(std::move(job));
-  lane.cv.notify_one();
+  LaneQueue& queue = queue_for(e.device_key());
+  queue.jobs.push_back(std::move(job));
+  queue.cv.notify_one();
 }
 
-Pipeline::Lane& Pipeline::lane_for(const std::string& key) {
-  auto& slot = m_lanes[key];
+Pipeline::LaneQueue& Pipeline::queue_for(const std::string& key) {
+  auto& slot = m_queues[key];
   if (!slot) {
-    slot = std::make_unique<Lane>();
-    slot->key = key;
-    Lane* lane = slot.get();
-    slot->thread = std::thread([this, lane] { lane_worker(*lane); });
+    slot = std::make_unique<LaneQueue>();
+    // A key no configured lane serves (the CPU, cuda:none, a GPU outside the lanes): its own lane.
+    bool served = false;
+    for (const auto& l : m_cfg.lanes) served = served || (l.queue == key && l.device);
+    if (!served) start_lane(key, *slot, nullptr);
   }
   return *slot;
+}
+
+void Pipeline::start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device) {
+  for (const auto& lane : m_lanes)
+    if (lane->key == key) return;  // one lane per device, never two on one GPU
+  auto lane = std::make_unique<Lane>();
+  lane->key = key;
+  for (const auto& [k, q] : m_queues)
+    if (q.get() == &queue) lane->queue_key = k;
+  lane->queue = &queue;
+  lane->device = std::move(device);
+  Lane* raw = lane.get();
+  lane->thread = std::thread([this, raw] { lane_worker(*raw); });
+  m_lanes.push_back(std::move(lane));
 }
 
 void Pipeline::lane_worker(Lane& lane) {
@@ -294,16 +390,17 @@ void Pipeline::lane_worker(Lane& lane) {
     std::unique_ptr<Job> job;
     {
       std::unique_lock lock(m_mutex);
-      lane.cv.wait(lock, [&] { return m_stopping || !lane.jobs.empty(); });
+      lane.queue->cv.wait(lock, [&] { return m_stopping || !lane.queue->jobs.empty(); });
       if (m_stopping) return;
-      job = std::move(lane.jobs.front());
-      lane.jobs.pop_front();
+      job = std::move(lane.queue->jobs.front());
+      lane.queue->jobs.pop_front();
       --m_backlog;
       ++m_on_device;
       m_on_device_now[job->rec.id] = job->evaluation.get();
+      lane.candidate = job->rec.id;
     }
     m_backlog_cv.notify_one();
-    guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job); });
+    guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job, lane); });
     {
       std::lock_guard lock(m_mutex);
       m_on_device_now.erase(job->rec.id);
@@ -311,10 +408,12 @@ void Pipeline::lane_worker(Lane& lane) {
     job.reset();  // removes the job folder, stops the runner
     std::lock_guard lock(m_mutex);
     --m_on_device;
+    lane.candidate.clear();
+    ++lane.finished;
   }
 }
 
-void Pipeline::run_device(Job& job) {
+void Pipeline::run_device(Job& job, const Lane& lane) {
   const std::string& id = job.rec.id;
   auto& e = *job.evaluation;
   auto stop_if_cancelled = [&] {
@@ -324,17 +423,22 @@ void Pipeline::run_device(Job& job) {
     return true;
   };
   if (stop_if_cancelled()) return;
-  set_state(id, "validating");
+  if (lane.device) e.bind_lane(*lane.device);
+  {  // the state event names the lane: which GPU timed the candidate (docs/api.md "Events")
+    store::CandidateRepository repo(m_db);
+    if (auto r = repo.set_state(id, "validating"); r && *r) event(id, "state", {{"state", "validating"}, {"lane", lane.key}});
+  }
   if (!e.validate()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
   if (stop_if_cancelled()) return;
   set_state(id, "benchmarking");
   if (!e.benchmark()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
   set_state(id, "deciding");
-  e.decide();
-  core::Verdict v = e.verdict();
-  if (m_cfg.judge) {
-    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, v, e);
-  }
+  // The comparison with baselines and the incumbent is part of the decide stage: its end event
+  // comes after it (eval::decide_stage).
+  core::Verdict v = eval::decide_stage(e, [&](core::Verdict& decided) {
+    if (!m_cfg.judge) return;
+    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, decided, e);
+  });
   finish(id, v);
 }
 

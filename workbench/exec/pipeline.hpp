@@ -3,8 +3,10 @@
 // validating -> benchmarking -> deciding -> done | cancelled, with every transition in SQLite.
 //  - a compile pool (one thread per core by default) runs analyze + compile, taking candidates
 //    from a FairQueue (round-robin across tokens);
-//  - one lane per device key (the CPU counts as one device) runs validate + benchmark + decide,
-//    one candidate at a time: the device's exclusive benchmark slot;
+//  - one lane per device (the CPU counts as one device) runs validate + benchmark + decide, one
+//    candidate at a time: the device's exclusive benchmark slot. Lanes of one device class (the
+//    GPUs of one model, PipelineConfig::lanes) share one queue: a candidate waits for the class
+//    and the first free lane takes it and binds it to its GPU (docs/architecture.md "Lanes");
 //  - at start-up every candidate not done or cancelled is queued again: a candidate caught
 //    mid-stage by a crash is re-run from the start; its verdict is written exactly once. One
 //    whose evaluation was interrupted max_attempts times gets an `error` verdict instead of
@@ -27,8 +29,10 @@
 #include <thread>
 #include <vector>
 
+#include "eval/device_lane.hpp"
 #include "eval/evaluation.hpp"
 #include "exec/event_hub.hpp"
+#include "exec/executor.hpp"
 #include "exec/fair_queue.hpp"
 #include "store/candidate_repository.hpp"
 #include "store/event_repository.hpp"
@@ -39,11 +43,19 @@ namespace kwb::exec {
 using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evaluation>>(
     const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)>;
 
-// Runs in the device lane after the evaluation's own decide stage, before the verdict is stored:
-// the comparison with the library's incumbent (library::Referee), which times the incumbent
-// against the still open evaluation on the same device.
+// Runs in the device lane inside the decide stage, after the evaluation's own decision and
+// before the stage's end event and the stored verdict: the comparison with the library's
+// incumbent (library::Referee), which times the incumbent against the still open evaluation on
+// the same device. Its progress goes through evaluation.report() as notes.
 using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
                                    eval::Evaluation& evaluation)>;
+
+// A GPU's lane: the evaluations whose device_key() is `queue` (its device class) are shared by
+// every lane of that queue; the lane binds each to `device` before validating it.
+struct LaneConfig {
+  std::string queue;
+  std::shared_ptr<const eval::DeviceLane> device;
+};
 
 struct PipelineConfig {
   int compile_workers = 2;
@@ -51,6 +63,19 @@ struct PipelineConfig {
   JudgeFn judge;             // optional
   int max_attempts = 2;      // evaluations interrupted (by a daemon stop) before an error verdict
   std::chrono::milliseconds retry_interval{1000};  // unwritten verdicts
+  // Where compiled candidates' device stages run: null = this machine's device lanes (local);
+  // else e.g. a Slurm cluster (docs/fleet.md).
+  std::shared_ptr<DeviceExecutor> executor;
+  // This host's GPU lanes (kwb serve: one per usable GPU). Device keys no lane serves (the CPU,
+  // cuda:none) get a lane of their own on first use.
+  std::vector<LaneConfig> lanes;
+};
+
+struct LaneStats {
+  std::string key;        // the lane's device ("cuda:0000:19:00.0", "cpu:...")
+  std::string queue;      // the device class it serves
+  std::string candidate;  // on the device now; "" when idle
+  uint64_t finished = 0;  // candidates it ran
 };
 
 struct PipelineStats {
@@ -61,9 +86,10 @@ struct PipelineStats {
   uint64_t finished = 0;
   size_t unwritten_verdicts = 0;  // evaluated, the store refused the write so far: retried
   std::string last_write_error;   // why, while unwritten_verdicts > 0
+  std::vector<LaneStats> lanes;   // every lane started so far
 };
 
-class Pipeline {
+class Pipeline : private ExecutorHost {
  public:
   Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
            PipelineConfig cfg);
@@ -85,22 +111,30 @@ class Pipeline {
     std::unique_ptr<eval::Evaluation> evaluation;
   };
   struct Lane;
+  struct LaneQueue;
 
   void compile_worker();
   void lane_worker(Lane& lane);
+  void store_artifacts(const std::string& id, const eval::Evaluation& e);  // after compile
   void run_front(const std::string& id);
-  void run_device(Job& job);
-  void set_state(const std::string& id, const std::string& state);
-  void finish(const std::string& id, const core::Verdict& v);
+  void run_device(Job& job, const Lane& lane);
+  void set_state(const std::string& id, const std::string& state) override;
+  void finish(const std::string& id, const core::Verdict& v) override;
+  void mark_cancelled(const std::string& id) override;
+  void finish_json(const std::string& id, nlohmann::json verdict) override;
+  // Writes a verdict, or keeps it for the retry thread when the store refuses it.
+  void store_verdict(const std::string& id, nlohmann::json verdict);
   // Writes a verdict; false (kept for the retry thread) when the store refused it.
   bool write_verdict(const std::string& id, const nlohmann::json& verdict);
   void retry_worker();
   // Runs one stage sequence; an exception becomes an error verdict for `id`.
   void guarded(const std::string& id, const char* where, const std::function<void()>& body);
-  void finish_error(const store::CandidateRecord& rec, const std::string& reason);
-  bool cancelled(const std::string& id);
-  void event(const std::string& id, const std::string& kind, const nlohmann::json& data);
-  Lane& lane_for(const std::string& key);
+  void finish_error(const store::CandidateRecord& rec, const std::string& reason) override;
+  bool cancelled(const std::string& id) override;
+  void event(const std::string& id, const std::string& kind, const nlohmann::json& data) override;
+  // The queue for a device key; one with a lane of its own where no configured lane serves it.
+  LaneQueue& queue_for(const std::string& key);
+  void start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device);
 
   store::Database& m_db;
   store::ObjectStore& m_objects;
@@ -112,7 +146,8 @@ class Pipeline {
 
   mutable std::mutex m_mutex;  // lanes, backlog, cancel set, counters
   std::condition_variable m_backlog_cv;
-  std::map<std::string, std::unique_ptr<Lane>> m_lanes;
+  std::map<std::string, std::unique_ptr<LaneQueue>> m_queues;  // device key or class -> its jobs
+  std::vector<std::unique_ptr<Lane>> m_lanes;
   size_t m_backlog = 0;
   std::set<std::string> m_cancel_requests;
   std::map<std::string, eval::Evaluation*> m_on_device_now;  // cancel() reaches these

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "core/verdict_parse.hpp"
 #include "library/dispatch.hpp"
+#include "library/evidence.hpp"
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
 #include "library/snapshot.hpp"
@@ -31,13 +33,19 @@ struct Loaded {
 };
 
 // A finished candidate with its verdict and source, or the outcome that says why not.
-std::variant<Loaded, Outcome> load(store::Database& db, store::ObjectStore& objects, const std::string& id) {
+// `what`: the action that needs the verdict ("promote", "compare"), for the refusal's message.
+std::variant<Loaded, Outcome> load(store::Database& db, store::ObjectStore& objects, const std::string& id,
+                                   const std::string& what) {
   store::CandidateRepository repo(db);
   auto rec = repo.find(id);
   if (!rec) return error(Code::internal, rec.error().what());
   if (!*rec) return error(Code::not_found, "no candidate " + id);
+  if ((*rec)->state == "cancelled")
+    return error(Code::refused, "candidate " + id + " was cancelled before it got a verdict: it was never validated or "
+                                "timed, so there is nothing to " + what + " (submit its source again)");
   if ((*rec)->state != "done")
-    return error(Code::refused, "candidate " + id + " is " + (*rec)->state + ", not done: wait for its verdict");
+    return error(Code::refused, "candidate " + id + " is still " + (*rec)->state + " and has no verdict yet: wait for "
+                                "it (kwb status " + id + " --wait), then " + what + " it");
   auto verdict = core::verdict_from_json((*rec)->verdict);
   if (!verdict) return error(Code::internal, "candidate " + id + ": stored verdict: " + verdict.error().what());
   auto source = objects.get((*rec)->source_sha256);
@@ -61,11 +69,34 @@ nlohmann::json entry_json(const DispatchEntry& e, const spec::Catalog& catalog) 
           {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
 }
 
+// A candidate as the leaderboard and the review list show it.
+nlohmann::json review_row(const store::CandidateRecord& r, const core::Verdict& v, Authors& authors) {
+  nlohmann::json row = {{"id", r.id}, {"variant", v.variant}, {"backend", r.backend}, {"device", v.device},
+                        {"geomean_vs_incumbent", nullptr}, {"beats_incumbent", nullptr},
+                        {"note", r.note}, {"finished_at", r.finished_at.value_or("")}};
+  row.update(provenance(r, authors));
+  if (v.summary.geomean_vs_incumbent) row["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
+  if (v.summary.beats_incumbent) row["beats_incumbent"] = *v.summary.beats_incumbent;
+  // The evidence behind the ratio: per bench workload the median ± and samples, and the
+  // interleaved comparison's label, interval, blocks and samples.
+  row["workloads"] = workload_evidence(v);
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const auto& w : v.workloads)
+    if (w.comparison)
+      evidence.push_back({{"workload", w.name}, {"label", w.comparison->label}, {"ratio", w.comparison->ratio},
+                          {"low", w.comparison->low}, {"high", w.comparison->high}, {"blocks", w.comparison->blocks},
+                          {"samples", w.comparison->samples}});
+  row["comparisons"] = evidence;
+  row["promotable"] = v.summary.decision ? nlohmann::json(v.summary.decision->promotable) : nlohmann::json();
+  row["promotable_reason"] = v.summary.decision ? nlohmann::json(v.summary.decision->reason) : nlohmann::json();
+  return row;
+}
+
 }  // namespace
 
 Outcome Curator::promote(const std::string& id, const std::string& reviewer, std::optional<int64_t> token_id) {
   std::lock_guard lock(m_decide);
-  auto loaded = load(m_db, m_objects, id);
+  auto loaded = load(m_db, m_objects, id, "promote");
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
   return promote_locked(l.cand, l.verdict, reviewer, token_id);
@@ -142,7 +173,7 @@ Outcome Curator::reject(const std::string& id, const std::string& reason, std::o
 }
 
 Outcome Curator::diff(const std::string& id) {
-  auto loaded = load(m_db, m_objects, id);
+  auto loaded = load(m_db, m_objects, id, "compare");
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
   auto snap = read_head(m_repo);
@@ -178,7 +209,17 @@ Outcome Curator::diff(const std::string& id) {
     rows.push_back(row);
   }
   const auto& s = l.verdict.summary;
-  return ok({{"id", id},
+  Authors authors(m_db);
+  nlohmann::json same_source = nlohmann::json::array();  // other candidates with exactly this source
+  store::CandidateFilter same;
+  same.source_sha256 = l.rec.source_sha256;
+  same.limit = 50;
+  if (auto others = store::CandidateRepository(m_db).list(same))
+    for (const auto& o : *others)
+      if (o.id != id) same_source.push_back({{"id", o.id}, {"op", o.op}, {"state", o.state}, {"status", o.status ? nlohmann::json(*o.status) : nlohmann::json()}});
+  nlohmann::json body = provenance(l.rec, authors);
+  body["same_source"] = same_source;
+  body.update(nlohmann::json{{"id", id},
              {"op", l.rec.op},
              {"variant", l.verdict.variant},
              {"backend", l.rec.backend},
@@ -194,45 +235,53 @@ Outcome Curator::diff(const std::string& id) {
                                    : nlohmann::json()},
              {"workloads", rows},
              {"diff", unified_diff(old_path, old_text, new_path, l.cand.source)}});
+  return ok(body);
 }
 
-Outcome Curator::leaderboard(const std::string& op, int limit) {
+Outcome Curator::leaderboard(const std::string& op, store::LeaderboardQuery q) {
   if (!m_catalog.find(op)) return error(Code::not_found, "no spec for op '" + op + "'");
+  q.op = op;
+  auto page = store::leaderboard_page(m_db, q);
+  if (!page) return error(Code::internal, page.error().what());
   store::CandidateRepository repo(m_db);
-  store::CandidateFilter f;
-  f.op = op;
-  f.status = "accepted";
-  f.limit = 500;
-  auto recs = repo.list(f);
-  if (!recs) return error(Code::internal, recs.error().what());
-  store::DecisionRepository decisions(m_db);
-  std::vector<nlohmann::json> rows;
-  for (const auto& r : *recs) {
-    auto v = core::verdict_from_json(r.verdict);
+  Authors authors(m_db);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : page->entries) {
+    auto r = repo.find(e.id);
+    if (!r) return error(Code::internal, r.error().what());
+    if (!*r) continue;  // gone between the two reads
+    auto v = core::verdict_from_json((*r)->verdict);
     if (!v) continue;
-    nlohmann::json row = {{"id", r.id}, {"variant", v->variant}, {"backend", r.backend}, {"device", v->device},
-                          {"geomean_vs_incumbent", nullptr}, {"beats_incumbent", nullptr}, {"decision", nullptr},
-                          {"note", r.note}, {"finished_at", r.finished_at.value_or("")}};
-    if (v->summary.geomean_vs_incumbent) row["geomean_vs_incumbent"] = *v->summary.geomean_vs_incumbent;
-    if (v->summary.beats_incumbent) row["beats_incumbent"] = *v->summary.beats_incumbent;
-    if (auto d = decisions.find(r.id); d && *d) row["decision"] = (*d)->decision;
-    // The evidence behind the ratio: per bench workload label, interval and blocks.
-    nlohmann::json evidence = nlohmann::json::array();
-    for (const auto& w : v->workloads)
-      if (w.comparison)
-        evidence.push_back({{"workload", w.name}, {"label", w.comparison->label}, {"ratio", w.comparison->ratio},
-                            {"low", w.comparison->low}, {"high", w.comparison->high}, {"blocks", w.comparison->blocks},
-                            {"samples", w.comparison->samples}});
-    row["comparisons"] = evidence;
-    row["promotable"] = v->summary.decision ? nlohmann::json(v->summary.decision->promotable) : nlohmann::json();
+    nlohmann::json row = review_row(**r, *v, authors);
+    row["decision"] = e.decision ? nlohmann::json(*e.decision) : nlohmann::json();
+    row["same_source_as"] = e.leader == e.id ? nlohmann::json() : nlohmann::json(e.leader);
+    out.push_back(std::move(row));
+  }
+  return ok({{"op", op}, {"candidates", out}, {"distinct_sources", page->distinct_sources}, {"total", page->total},
+             {"offset", q.offset}, {"limit", q.limit}});
+}
+
+Outcome Curator::pending_review(const std::optional<std::string>& op, int limit) {
+  if (op && !m_catalog.find(*op)) return error(Code::not_found, "no spec for op '" + *op + "'");
+  store::CandidateRepository repo(m_db);
+  auto recs = repo.accepted_undecided(1 << 20);
+  if (!recs) return error(Code::internal, recs.error().what());
+  Authors authors(m_db);
+  nlohmann::json rows = nlohmann::json::array();
+  size_t pending = 0;
+  for (const auto& r : *recs) {
+    if (op && r.op != *op) continue;
+    auto v = core::verdict_from_json(r.verdict);
+    if (!v || !v->summary.beats_incumbent.value_or(false)) continue;  // a winner, or nothing to decide
+    ++pending;
+    if (rows.size() >= size_t(std::max(1, limit))) continue;
+    nlohmann::json row = review_row(r, *v, authors);
+    row["op"] = r.op;
+    // Why a reviewer is needed: ci promote leaves launchers (host code of their own) to a person.
+    row["needs_reviewer"] = r.backend == "cuda-launcher";
     rows.push_back(std::move(row));
   }
-  auto score = [](const nlohmann::json& r) {
-    return r["geomean_vs_incumbent"].is_number() ? r["geomean_vs_incumbent"].get<double>() : 0.0;
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return score(a) > score(b); });
-  if (rows.size() > size_t(std::max(1, limit))) rows.resize(size_t(std::max(1, limit)));
-  return ok({{"op", op}, {"candidates", rows}});
+  return ok({{"candidates", rows}, {"pending", pending}});
 }
 
 Outcome Curator::library(const std::string& op) {

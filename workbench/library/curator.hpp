@@ -13,7 +13,9 @@
 
 #include "library/repository.hpp"
 #include "spec/loader.hpp"
+#include "store/candidate_repository.hpp"
 #include "store/database.hpp"
+#include "store/leaderboard_query.hpp"
 #include "store/object_store.hpp"
 
 namespace kwb::library {
@@ -40,8 +42,14 @@ class Curator {
   Outcome reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id);
   // Unified diff against the incumbent of the same op/variant/backend, with the per-workload table.
   Outcome diff(const std::string& id);
-  // Accepted candidates of an op, fastest against the incumbent first, with their decisions.
-  Outcome leaderboard(const std::string& op, int limit);
+  // Accepted candidates of an op, fastest against the incumbent first (or newest first), with
+  // their decisions, the evidence per workload (evidence.hpp), author and bench subset; each row
+  // names the best row of the same source (same_source_as). One page of it (`q.op` is `op`):
+  // ranked in SQL, so a page costs the same however many candidates the store holds.
+  Outcome leaderboard(const std::string& op, store::LeaderboardQuery q);
+  // The winners waiting for a decision across ops (or one op), oldest first: accepted, beating
+  // the incumbent they were compared with, neither promoted nor rejected.
+  Outcome pending_review(const std::optional<std::string>& op, int limit);
   // dispatch.json's entries (all, or one op's) and the op's library history.
   Outcome library(const std::string& op);
 

@@ -1,5 +1,6 @@
 #include "library/decision.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -22,6 +23,15 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+Policy policy_for(const Policy& p, const std::string& device_key) {
+  Policy out = p;
+  if (device_key.rfind("cuda", 0) != 0) {
+    out.min_gain_pct = std::max(p.min_gain_pct, p.cpu_min_gain_pct);
+    out.same_margin_pct = std::max(p.same_margin_pct, p.cpu_same_margin_pct);
+  }
+  return out;
+}
 
 std::string label_of(double low, double high, const Policy& p) {
   const double up = 1.0 + p.same_margin_pct / 100.0;

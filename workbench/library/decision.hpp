@@ -18,7 +18,16 @@ struct Policy {
   // GPU comparisons settle only once the interval is within +-this % of the ratio (0: off); the
   // budget still stops them. CPU blocks are too dear for it (docs/library.md "Decide").
   double gpu_precision_pct = 1.0;
+  // CPU comparisons use at least these for min_gain_pct and same_margin_pct: one kernel timed in
+  // two CPU runner processes reads up to ~3.3 % apart with tight intervals (where each process's
+  // memory landed; docs/benchmarks/decide.md), against ~1.5 % on the H200.
+  double cpu_min_gain_pct = 5.0;
+  double cpu_same_margin_pct = 4.0;
 };
+
+// The policy a comparison on `device_key` ("cpu-...", "cuda-...") is decided by: on the CPU the
+// win and equivalence margins are at least the CPU ones.
+Policy policy_for(const Policy& p, const std::string& device_key);
 
 // One bench workload's comparison, named.
 struct WorkloadComparison {

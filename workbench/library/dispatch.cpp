@@ -1,5 +1,7 @@
 #include "library/dispatch.hpp"
 
+#include "library/device_class.hpp"
+
 #include <algorithm>
 #include <tuple>
 
@@ -103,6 +105,8 @@ const DispatchEntry* Dispatch::find(std::string_view op, std::string_view varian
 const DispatchEntry* Dispatch::incumbent(std::string_view op, std::string_view variant, std::string_view backend,
                                          std::string_view device_class) const {
   if (auto e = find(op, variant, backend, device_class)) return e;
+  if (x86_level_of(device_class))
+    if (auto e = find(op, variant, backend, k_legacy_x86_class)) return e;
   return find(op, variant, backend, "any");
 }
 

@@ -14,8 +14,10 @@
 //         {"workload": "r4096x4096", "params": {"rows": 4096, "cols": 4096},
 //          "tune": {"BLOCK": 256}, "median_ns": 41230.5}]}]}
 //
-// device_class: "any" (seeded kernels), "cpu-<arch>" ("cpu-x86_64") or "cuda-sm_<NN>" — a
-// kernel promoted on a device is the incumbent for that class; lookups fall back to "any".
+// device_class (library/device_class.hpp): "any" (seeded kernels), "cpu-x86_64-v<N>" (the x86-64
+// level it was compiled for with -march=native), "cpu-<arch>" or "cuda-sm_<NN>" — a kernel promoted
+// on a device is the incumbent for that class; lookups fall back to the legacy "cpu-x86_64" (for
+// an x86-64 class), then to "any".
 // An entry without configs runs with the first value of every `kwb:tune` list.
 #include <cstdint>
 #include <map>
@@ -53,7 +55,8 @@ struct Dispatch {
   // The entry for exactly this key, or null.
   const DispatchEntry* find(std::string_view op, std::string_view variant, std::string_view backend,
                             std::string_view device_class) const;
-  // The incumbent for a device: its device class's entry, else the "any" entry, else null.
+  // The incumbent for a device: its device class's entry, else (for "cpu-x86_64-v<N>") a legacy
+  // "cpu-x86_64" entry, else the "any" entry, else null.
   const DispatchEntry* incumbent(std::string_view op, std::string_view variant, std::string_view backend,
                                  std::string_view device_class) const;
   // Adds or replaces the entry with the same key, keeping the order.

@@ -1,7 +1,5 @@
 #include "library/referee.hpp"
 
-#include <sys/utsname.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,9 +9,11 @@
 
 #include "eval/machine_state.hpp"
 #include "eval/paired_timing.hpp"
+#include "library/device_class.hpp"
 #include "library/snapshot.hpp"
 #include "util/random.hpp"
 #include "util/hash.hpp"
+#include "util/clock.hpp"
 
 namespace kwb::library {
 
@@ -49,9 +49,7 @@ util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const
 
 std::string device_class(const core::Verdict& v) {
   if (v.backend == "cpu") {
-    utsname u{};
-    uname(&u);
-    return std::string("cpu-") + u.machine;
+    return host_cpu_class();
   }
   auto at = v.device.find("(sm_");
   if (at == std::string::npos) return "any";
@@ -92,9 +90,7 @@ std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::s
 
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using util::ms_since;
 
 // The bench workloads of the spec that the candidate's verdict timed, in spec order.
 std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const core::Verdict& v) {
@@ -126,7 +122,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
 
   auto note = [&](const std::string& text) { v.reason += "; " + text; };
   auto progress = [&](const std::string& detail) {
-    if (candidate) candidate->report(eval::StageEvent{eval::Stage::decide, false, detail});
+    if (candidate) candidate->report(eval::StageEvent{eval::Stage::decide, false, detail, std::nullopt, /*note=*/true});
   };
   auto snap = read_head(m_repo);
   if (!snap) return note("not compared with the library: " + snap.error().what());
@@ -207,13 +203,14 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   auto inc_side = incumbent.timing_subject("the incumbent");
   if (!cand_side || !inc_side) return note("not compared with " + entry->kernel + ": a runner could not be kept open");
   eval::PairedConfig cfg;
+  const Policy policy = policy_for(m_policy, candidate->device_key());
   cfg.budget_ms = m_policy.decide_budget_ms;
   cfg.min_blocks = m_policy.min_blocks;
   if (candidate->device_key().rfind("cuda", 0) == 0) cfg.precision_pct = m_policy.gpu_precision_pct;
   cfg.confidence = m_policy.confidence;
   cfg.order_seed = util::secret_seed();
-  eval::PairedRules rules{[&](double lo, double hi) { return label_of(lo, hi, m_policy); },
-                          [&](const core::Comparison& c) { return needs_more_blocks(c, m_policy); }};
+  eval::PairedRules rules{[&](double lo, double hi) { return label_of(lo, hi, policy); },
+                          [&](const core::Comparison& c) { return needs_more_blocks(c, policy); }};
   eval::MachineWatch watch;
   std::vector<WorkloadComparison> comparisons;
   for (const auto* w : workloads) {
@@ -249,7 +246,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   }
   v.summary.machine = machine;
 
-  auto d = decide(comparisons, m_policy);
+  auto d = decide(comparisons, policy);
   double log_sum = 0;
   for (const auto& c : comparisons) log_sum += std::log(c.comparison.ratio);
   v.summary.geomean_vs_incumbent = std::exp(log_sum / double(comparisons.size()));

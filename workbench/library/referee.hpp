@@ -31,7 +31,7 @@ std::vector<std::string> kernel_flags(Repository& repo, const std::string& kerne
 util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const std::string& op,
                                                          const std::string& backend);
 
-// "cpu-x86_64" for the CPU; "cuda-sm_90" from a CUDA verdict's device ("... (sm_90, ...").
+// host_cpu_class() ("cpu-x86_64-v3") for the CPU; "cuda-sm_90" from a CUDA verdict's device ("... (sm_90, ...").
 std::string device_class(const core::Verdict& v);
 // The verdict's toolchain without the candidate's own flags (what a library kernel compiles with).
 std::string base_toolchain(const std::string& toolchain, const std::vector<std::string>& flags);

@@ -37,9 +37,10 @@ std::optional<std::string> decode_header_value(const std::string& v) {
 std::optional<std::string> routing_header_problem(const Incoming& msg, const std::string& mcp_method, const std::string& mcp_name) {
   if (mcp_method.empty()) return "the Mcp-Method header is required (send " + msg.method + ")";
   if (mcp_method != msg.method) return "Mcp-Method header '" + mcp_method + "' does not match the body's method '" + msg.method + "'";
-  const char* field = msg.method == "resources/read" ? "uri"
-                      : (msg.method == "tools/call" || msg.method == "prompts/get") ? "name"
-                                                                                    : nullptr;
+  const char* field = msg.method == "resources/read"                                         ? "uri"
+                      : (msg.method == "tools/call" || msg.method == "prompts/get")             ? "name"
+                      : (msg.method == "tasks/get" || msg.method == "tasks/update" || msg.method == "tasks/cancel") ? "taskId"
+                                                                                                : nullptr;
   if (!field || !msg.params.contains(field) || !msg.params[field].is_string()) return std::nullopt;
   std::string body = msg.params[field];
   if (mcp_name.empty()) return "the Mcp-Name header is required for " + msg.method + " (send " + body + ")";

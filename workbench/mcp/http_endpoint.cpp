@@ -133,6 +133,7 @@ HttpOut HttpEndpoint::post(const HttpIn& in, std::shared_ptr<Rest> rest) {
     auto& m = std::get<ModernMeta>(checked);
     ctx.version = m.version;
     ctx.client_capabilities = m.capabilities;
+    ctx.log_level = m.log_level;
     return run(in, msg, std::move(ctx), std::move(rest), "");
   }
 
@@ -157,6 +158,7 @@ HttpOut HttpEndpoint::post(const HttpIn& in, std::shared_ptr<Rest> rest) {
   ctx.version = session->handshake.version;
   ctx.client_capabilities = session->handshake.client_capabilities;
   ctx.session = session.get();
+  ctx.log_level = session->log_enabled ? session->log_level.load() : -1;
   // The session outlives this request's answer: the stream holds it through `rest`'s lifetime.
   auto out = run(in, msg, std::move(ctx), std::move(rest), sid + "\n" + id_key(id));
   if (out.stream) {
@@ -170,7 +172,10 @@ HttpOut HttpEndpoint::run(const HttpIn& in, const Incoming& msg, RequestContext 
                           const std::string& cancel_key) {
   const Era era = ctx.era;
   const json token = msg.params.value("_meta", json::object()).value("progressToken", json());
-  const bool stream = msg.method == "tools/call" && (token.is_string() || token.is_number_integer()) &&
+  // A tools/call or tasks/result streams its notifications (progress for a progressToken, log
+  // messages once asked for) when the client accepts an event stream.
+  const bool stream = (msg.method == "tools/call" || msg.method == "tasks/result") &&
+                      (token.is_string() || token.is_number_integer() || ctx.log_level >= 0) &&
                       in.header("Accept").find("text/event-stream") != std::string::npos;
   auto flag = cancel_key.empty() ? std::make_shared<std::atomic<bool>>(false) : track(cancel_key);
   if (!stream) {

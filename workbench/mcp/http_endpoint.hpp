@@ -4,8 +4,8 @@
 //   POST: one JSON-RPC message. 2026-07-28 requests: MCP-Protocol-Version, Mcp-Method and
 //         Mcp-Name must match the body (400 HeaderMismatch otherwise). 2025-11-25: initialize
 //         opens a session (Mcp-Session-Id); later requests carry it (404 when unknown).
-//         Answers application/json, or text/event-stream for a tools/call with a progressToken
-//         (progress notifications, then the response).
+//         Answers application/json, or text/event-stream for a tools/call or tasks/result with a
+//         progressToken or log messages asked for (the notifications, then the response).
 //   GET: 405 (no server-initiated messages). DELETE: ends a 2025-11-25 session.
 //   Host must be localhost or an IP address, and Origin, when present, a loopback origin or the
 //   request's own (403 otherwise): DNS-rebinding protection.

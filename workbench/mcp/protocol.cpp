@@ -2,23 +2,17 @@
 
 #include <exception>
 
+#include "mcp/logging.hpp"
+#include "mcp/tasks.hpp"
+
 namespace kwb::mcp {
 
 namespace {
 
-const char* k_log_levels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
-
-bool is_log_level(const json& v) {
-  if (!v.is_string()) return false;
-  for (const char* l : k_log_levels)
-    if (v == l) return true;
-  return false;
-}
-
 // Results of 2026-07-28 carry resultType, the server's identity in _meta and, for cacheable
 // ones, caching hints (docs/mcp.md "Caching").
 json modern_result(const std::string& method, json result) {
-  result["resultType"] = "complete";
+  if (!result.contains("resultType")) result["resultType"] = "complete";  // a CreateTaskResult is "task"
   result["_meta"][k_meta_server] = Protocol::server_info();
   if (method == "server/discover" || method == "tools/list" || method == "prompts/list" || method == "resources/templates/list") {
     result["ttlMs"] = 3600000;  // the same for every caller until the daemon is upgraded
@@ -35,15 +29,17 @@ json modern_result(const std::string& method, json result) {
 json Protocol::server_info() { return {{"name", "kwb"}, {"title", "Kernel Workbench"}, {"version", KWB_VERSION}}; }
 
 // No list changes are announced and no resource is subscribable; 2026-07-28 has no logging
-// capability (a request's _meta sets its log level).
+// capability (a request's _meta sets its log level). Tasks: tasks.hpp.
 json Protocol::capabilities(Era era) {
   if (era == Era::modern)
-    return {{"tools", json::object()}, {"resources", json::object()}, {"prompts", json::object()}, {"completions", json::object()}};
+    return {{"tools", json::object()}, {"resources", json::object()}, {"prompts", json::object()}, {"completions", json::object()},
+            {"extensions", {{k_tasks_extension, json::object()}}}};
   return {{"tools", {{"listChanged", false}}},
           {"resources", {{"subscribe", false}, {"listChanged", false}}},
           {"prompts", {{"listChanged", false}}},
           {"completions", json::object()},
-          {"logging", json::object()}};
+          {"logging", json::object()},
+          {"tasks", {{"list", json::object()}, {"cancel", json::object()}, {"requests", {{"tools", {{"call", json::object()}}}}}}}};
 }
 
 const char* Protocol::instructions() {
@@ -82,13 +78,17 @@ std::variant<ModernMeta, RpcError> Protocol::modern_meta(const json& params) con
     return invalid(std::string("params._meta.") + k_meta_capabilities + ": required, an object (may be {})");
   if (m.contains(k_meta_client) && !m[k_meta_client].is_object())
     return invalid(std::string("params._meta.") + k_meta_client + ": expected an object {name, version}");
+  int log_level = k_no_logging;
+  if (m.contains(k_meta_log_level) && (log_level = log_level_index(m[k_meta_log_level])) < 0)
+    return invalid(std::string("params._meta.") + k_meta_log_level +
+                   ": expected one of debug, info, notice, warning, error, critical, alert, emergency");
   std::string v = m[k_meta_version];
   if (v != k_modern_revision)
     return RpcError{code::unsupported_protocol_version,
                     "Unsupported protocol version '" + v + "': this server speaks 2026-07-28 per request, and 2025-11-25 "
                     "after an initialize handshake",
                     {{"supported", supported_revisions()}, {"requested", v}}};
-  return ModernMeta{v, m[k_meta_capabilities]};
+  return ModernMeta{v, m[k_meta_capabilities], log_level};
 }
 
 bool Protocol::serves(Era era, const std::string& method) {
@@ -96,8 +96,9 @@ bool Protocol::serves(Era era, const std::string& method) {
                                  "prompts/list", "prompts/get", "completion/complete"};
   for (const char* m : common)
     if (method == m) return true;
-  if (era == Era::modern) return method == "server/discover";
-  return method == "ping" || method == "logging/setLevel";
+  if (method == "tasks/get" || method == "tasks/cancel") return true;
+  if (era == Era::modern) return method == "server/discover" || method == "tasks/update";
+  return method == "ping" || method == "logging/setLevel" || method == "tasks/result" || method == "tasks/list";
 }
 
 json Protocol::call(const Incoming& in, RequestContext& ctx) const {
@@ -107,6 +108,10 @@ json Protocol::call(const Incoming& in, RequestContext& ctx) const {
     std::string hint = ctx.era == Era::modern && (method == "initialize" || method == "ping" || method == "logging/setLevel" ||
                                                    method.starts_with("resources/") || method.starts_with("notifications/"))
                            ? " in 2026-07-28 (removed from the stateless revision)"
+                       : ctx.era == Era::modern && (method == "tasks/result" || method == "tasks/list")
+                           ? " in 2026-07-28 (the tasks extension has neither: tasks/get inlines a completed task's result)"
+                       : ctx.era == Era::legacy && method == "tasks/update"
+                           ? " in 2025-11-25 (tasks/update is the 2026-07-28 tasks extension's)"
                            : "";
     return make_error(id, {code::method_not_found, "Method not found: " + method + hint, {}});
   }
@@ -116,12 +121,14 @@ json Protocol::call(const Incoming& in, RequestContext& ctx) const {
       r = json{{"supportedVersions", supported_revisions()}, {"capabilities", capabilities(ctx.era)}, {"instructions", instructions()}};
     else if (method == "ping") r = json::object();
     else if (method == "logging/setLevel") {
-      if (!is_log_level(in.params.value("level", json())))
+      int level = log_level_index(in.params.value("level", json()));
+      if (level < 0)
         r = RpcError{code::invalid_params, "logging/setLevel: params.level must be one of debug, info, notice, warning, error, critical, alert, emergency", {}};
       else {
-        if (ctx.session)
-          for (int i = 0; i < 8; ++i)
-            if (in.params["level"] == k_log_levels[i]) ctx.session->log_level = i;
+        if (ctx.session) {
+          ctx.session->log_level = level;
+          ctx.session->log_enabled = true;
+        }
         r = json::object();
       }
     } else if (method == "tools/list") r = list_tools(ctx);
@@ -132,6 +139,11 @@ json Protocol::call(const Incoming& in, RequestContext& ctx) const {
     else if (method == "prompts/list") r = list_prompts(ctx);
     else if (method == "prompts/get") r = get_prompt(in.params, ctx);
     else if (method == "completion/complete") r = complete(in.params, ctx);
+    else if (method == "tasks/get") r = get_task(in.params, ctx);
+    else if (method == "tasks/result") r = get_task_result(in.params, ctx);
+    else if (method == "tasks/list") r = list_tasks(in.params, ctx);
+    else if (method == "tasks/cancel") r = cancel_task(in.params, ctx);
+    else if (method == "tasks/update") r = update_task(in.params, ctx);
   } catch (const std::exception& e) {
     r = RpcError{code::internal_error, method + ": internal error: " + e.what(), {}};
   }

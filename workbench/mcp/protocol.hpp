@@ -23,12 +23,14 @@ struct RequestContext {
   std::function<void(const json&)> notify;   // a request-scoped notification (progress)
   std::function<bool()> cancelled = [] { return false; };
   LegacySession* session = nullptr;          // 2025-11-25 only
+  int log_level = -1;                        // log messages at this level and above; -1: none (logging.hpp)
 };
 
 // The revision and capabilities a 2026-07-28 request declared in its _meta.
 struct ModernMeta {
   std::string version;
   json capabilities;
+  int log_level = -1;  // _meta["io.modelcontextprotocol/logLevel"]; -1: absent
 };
 
 class Protocol {

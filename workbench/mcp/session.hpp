@@ -26,6 +26,7 @@ struct LegacySession {
   std::atomic<bool> handshaken{false};   // initialize answered (stdio: the process's one session)
   std::atomic<bool> initialized{false};  // notifications/initialized arrived
   std::atomic<int> log_level{1};         // index into debug, info, notice, ... emergency
+  std::atomic<bool> log_enabled{false};  // logging/setLevel arrived: tool calls send log messages
 };
 
 // Sessions by id, bounded: past `max_sessions` the one used longest ago is dropped, and a

@@ -98,6 +98,7 @@ class StdioSession {
       if (auto* e = std::get_if<RpcError>(&checked)) return m_out.send(make_error(id, *e));
       ctx.version = std::get<ModernMeta>(checked).version;
       ctx.client_capabilities = std::get<ModernMeta>(checked).capabilities;
+      ctx.log_level = std::get<ModernMeta>(checked).log_level;
     } else if (msg.method == "initialize") {
       if (m_session.handshaken)
         return m_out.send(make_error(id, {code::invalid_request, "initialize: this process's session is initialized already", {}}));
@@ -109,6 +110,7 @@ class StdioSession {
       ctx.version = m_session.handshake.version;
       ctx.client_capabilities = m_session.handshake.client_capabilities;
       ctx.session = &m_session;
+      ctx.log_level = m_session.log_enabled ? m_session.log_level.load() : -1;
     } else {
       return m_out.send(make_error(
           id, {code::invalid_params,

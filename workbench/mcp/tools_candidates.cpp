@@ -1,8 +1,10 @@
-// submit_kernel, get_verdict, cancel: POST /v1/candidates (+ following its events),
-// GET /v1/candidates/{id}?wait=, POST /v1/candidates/{id}/cancel — with the caller's token.
+// submit_kernel, get_verdict, cancel, profile_kernel: POST /v1/candidates (+ following its events),
+// GET /v1/candidates/{id}?wait=, POST /v1/candidates/{id}/cancel, POST /v1/candidates/{id}/profile
+// — with the caller's token.
 #include <algorithm>
 #include <chrono>
 
+#include "mcp/logging.hpp"
 #include "mcp/tool.hpp"
 #include "mcp/verdict_text.hpp"
 
@@ -46,23 +48,32 @@ std::string event_line(const json& e) {
     return d.value("stage", "") + (d.value("finished", false) ? " done" : " started") +
            (d.contains("detail") ? ": " + d.value("detail", "") : "");
   if (kind == "verdict") return "verdict " + d.value("status", "") + ": " + d.value("reason", "");
+  if (kind == "progress") {  // per workload (validate, benchmark), or a note of the decide stage's judge
+    if (!d.contains("workload")) return d.value("stage", "") + ": " + d.value("detail", "");
+    std::string line = d.value("stage", "") + ": " + d.value("workload", "") + " (" + d.value("kind", "") + ")";
+    if (d.contains("samples") && d["samples"].is_number()) line += ", " + std::to_string(d["samples"].get<int64_t>()) + " samples";
+    return line;
+  }
   return kind;
 }
 
-// Long-polls the candidate until it is done, `wait_s` ran out or the client cancelled; with
-// progress wanted, follows its events and sends one notification per event.
-RestReply follow(ToolCall& call, const std::string& id, int wait_s, double& progress) {
+}  // namespace
+
+RestReply follow_candidate(ToolCall& call, const std::string& id, int wait_s, Following& state) {
   auto deadline = Clock::now() + std::chrono::seconds(wait_s);
-  int64_t after = 0;
   while (!call.cancelled()) {
-    int left = int(std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now()).count());
-    if (left <= 0) break;
+    auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left_ms <= 0) break;
+    int left = int((left_ms + 999) / 1000);  // a last fraction of a second still polls (once)
     int chunk = std::min(left, k_poll_s);
-    if (call.wants_progress) {
-      auto r = call.rest.get("/v1/candidates/" + id + "/events?wait=" + std::to_string(chunk) + "&after=" + std::to_string(after));
+    if (call.wants_progress || call.wants_log) {
+      auto r = call.rest.get("/v1/candidates/" + id + "/events?wait=" + std::to_string(chunk) + "&after=" + std::to_string(state.after));
       if (!r.ok()) return r;
-      for (const auto& e : r.body.value("events", json::array())) call.progress(++progress, event_line(e));
-      after = r.body.value("after", after);
+      for (const auto& e : r.body.value("events", json::array())) {
+        if (call.wants_progress) call.progress(++state.progress, event_line(e));
+        call.log(event_log_level(e), {{"candidate", id}, {"message", event_line(e)}, {"event", e}});
+      }
+      state.after = r.body.value("after", state.after);
       if (r.body.value("done", false)) break;
     } else {
       auto r = call.rest.get("/v1/candidates/" + id + "?wait=" + std::to_string(chunk));
@@ -72,38 +83,77 @@ RestReply follow(ToolCall& call, const std::string& id, int wait_s, double& prog
   return call.rest.get("/v1/candidates/" + id);
 }
 
-ToolResult answer(const json& candidate) { return {candidate_text(candidate), candidate_summary(candidate)}; }
+namespace {
 
-ToolResult submit_kernel(ToolCall& call) {
+RestReply post_candidate(ToolCall& call) {
   json body = call.args;
   body.erase("wait_s");
   body.erase("idempotency_key");
   RestHeaders headers;
   if (call.args.contains("idempotency_key")) headers.emplace_back("Idempotency-Key", call.args["idempotency_key"].get<std::string>());
-  auto r = call.rest.post("/v1/candidates", body, headers);
+  return call.rest.post("/v1/candidates", body, headers);
+}
+
+// Without wait_s, a call with a progressToken follows the candidate up to 300 s.
+int submit_wait_s(const ToolCall& call) { return wait_seconds(call, call.wants_progress ? 300 : 0); }
+
+// The task form (docs/mcp.md "Tasks"): submits and answers with the candidate id at once; the
+// task's result is the verdict answer below.
+TaskStart start_submit_task(ToolCall& call) {
+  auto r = post_candidate(call);
+  if (!r.ok()) return rest_error(r, "submit_kernel");
+  return r.body.value("id", "");
+}
+
+ToolResult submit_kernel(ToolCall& call) {
+  auto r = post_candidate(call);
   if (!r.ok()) return rest_error(r, "submit_kernel");
   std::string id = r.body.value("id", "");
-  double progress = 0;
-  call.progress(++progress, "submitted " + id + (r.status == 200 ? " (an earlier submission with this idempotency_key)" : ""));
-  int wait_s = wait_seconds(call, call.wants_progress ? 300 : 0);
+  Following following;
+  std::string line = "submitted " + id + (r.status == 200 ? " (an earlier submission with this idempotency_key)" : "");
+  call.progress(++following.progress, line);
+  call.log("info", {{"candidate", id}, {"message", line}});
+  int wait_s = submit_wait_s(call);
   if (wait_s == 0) {
     json c = {{"id", id}, {"state", r.body.value("state", "queued")}, {"op", call.args["op"]}};
     return {"submitted: " + id + " (state " + c["state"].get<std::string>() + "); call get_verdict with {\"id\": \"" + id +
                 "\", \"wait_s\": 120} for its verdict",
             candidate_summary(c)};
   }
-  auto done = follow(call, id, wait_s, progress);
+  auto done = follow_candidate(call, id, wait_s, following);
   if (!done.ok()) return rest_error(done, "submit_kernel: following " + id);
-  return answer(done.body);
+  return candidate_answer(done.body);
 }
 
 ToolResult get_verdict(ToolCall& call) {
   std::string id = call.args["id"];
-  double progress = 0;
+  Following following;
   call.wants_progress = false;  // get_verdict reports the verdict, not each stage
-  auto r = follow(call, id, wait_seconds(call, 0), progress);
+  auto r = follow_candidate(call, id, wait_seconds(call, 0), following);
   if (!r.ok()) return rest_error(r, "get_verdict " + id);
-  return answer(r.body);
+  return candidate_answer(r.body);
+}
+
+// A profile pass: the candidate again as a new one with "profile": true (docs/mcp.md).
+ToolResult profile_kernel(ToolCall& call) {
+  std::string id = call.args["id"];
+  auto r = call.rest.post("/v1/candidates/" + id + "/profile", json::object());
+  if (!r.ok()) return rest_error(r, "profile_kernel " + id);
+  std::string fresh = r.body.value("id", "");
+  Following following;
+  std::string line = "profiling " + id + " as " + fresh;
+  call.progress(++following.progress, line);
+  call.log("info", {{"candidate", fresh}, {"message", line}});
+  int wait_s = submit_wait_s(call);
+  if (wait_s == 0) {
+    json c = {{"id", fresh}, {"state", r.body.value("state", "queued")}};
+    return {line + " (state " + c["state"].get<std::string>() + "); call get_verdict with {\"id\": \"" + fresh +
+                "\", \"wait_s\": 120}: its verdict's profile says what came of it",
+            candidate_summary(c)};
+  }
+  auto done = follow_candidate(call, fresh, wait_s, following);
+  if (!done.ok()) return rest_error(done, "profile_kernel: following " + fresh);
+  return candidate_answer(done.body);
 }
 
 ToolResult cancel(ToolCall& call) {
@@ -127,7 +177,12 @@ json submit_schema() {
                  {"description", "cuda only: tunables, e.g. {\"BLOCK\": [128, 256]}"}}},
        {"bench", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 64},
                   {"description", "time only these bench workloads (faster feedback; such a verdict cannot be promoted)"}}},
+       {"device_class", {{"type", "string"}, {"maxLength", 64},
+                         {"description", "evaluate on a device of this class (GET /v1/devices' device_classes, e.g. "
+                                         "cuda-sm_90); default: any"}}},
        {"flags", strings},
+       {"profile", {{"type", "boolean"},
+                    {"description", "ask for a profile (Nsight Compute) of the bench workloads; the verdict's profile says what came of it (no_device without a GPU)"}}},
        {"note", {{"type", "string"}, {"maxLength", 4096}}},
        {"parent", k_id},
        {"idempotency_key", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
@@ -139,6 +194,8 @@ json submit_schema() {
 
 }  // namespace
 
+ToolResult candidate_answer(const json& candidate) { return {candidate_text(candidate), candidate_summary(candidate)}; }
+
 void add_candidate_tools(std::vector<Tool>& out) {
   out.push_back({"submit_kernel", "Submit a candidate kernel",
                  "Submits a candidate kernel for evaluation: it is statically analysed, compiled in a sandbox, checked against "
@@ -148,7 +205,7 @@ void add_candidate_tools(std::vector<Tool>& out) {
                  "diff_vs_incumbent. A compile error or a wrong result is a verdict, not a tool error.",
                  submit_schema(), candidate_output_schema(),
                  {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}, {"openWorldHint", false}},
-                 submit_kernel});
+                 submit_kernel, start_submit_task, [](const ToolCall& c) { return submit_wait_s(c) > 0; }});
   out.push_back({"get_verdict", "Get a candidate's verdict",
                  "A candidate's state and, once done, its verdict. The text leads with the status (accepted, incorrect, "
                  "compile_error, rejected, ...), the one-line reason, the first mismatch (workload, tensor, index, got, expected) "
@@ -158,6 +215,20 @@ void add_candidate_tools(std::vector<Tool>& out) {
                  candidate_output_schema(),
                  {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}},
                  get_verdict});
+  out.push_back({"profile_kernel", "Profile a candidate",
+                 "Asks for a profile of a candidate: it is evaluated again as a new candidate (parent: the given id) with "
+                 "profile true, so its first verdict's timings stay as they were. The new verdict's profile says what came "
+                 "of it: no_device where the daemon has no GPU, not_applicable for cpu candidates, skipped when the "
+                 "candidate fails its checks, unavailable where Nsight Compute is not run. Its compiler_facts (registers, "
+                 "spills, occupancy, PTX and SASS instruction mix) and roofline position are there either way. Answers "
+                 "with the new id at once (wait_s 0), or follows it like submit_kernel.",
+                 object_schema({{"id", k_id},
+                                {"wait_s", {{"type", "integer"}, {"minimum", 0}, {"maximum", k_max_wait_s},
+                                            {"description", "follow the new candidate up to this long (default 0; 300 with a progressToken)"}}}},
+                               {"id"}),
+                 candidate_output_schema(),
+                 {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}, {"openWorldHint", false}},
+                 profile_kernel});
   out.push_back({"cancel", "Cancel a candidate",
                  "Cancels a queued or running candidate (at once when queued, after the current stage when running; a finished "
                  "one is left alone). Only the token that submitted it, a reviewer or an admin may cancel it.",

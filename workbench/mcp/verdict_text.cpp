@@ -1,6 +1,9 @@
 #include "mcp/verdict_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace kwb::mcp {
 
@@ -94,6 +97,81 @@ std::string speedup_line(const json& verdict) {
   return line;
 }
 
+// Why it is as fast as it is (docs/verdict.md "Feedback"): each timed bench workload's roofline
+// position and, per kernel of the configs those workloads used (or the first config), its
+// registers, spills, occupancy and wide loads. Null when the verdict has neither.
+json feedback(const json& verdict) {
+  json roofline = json::array(), kernels = json::array();
+  std::vector<std::string> configs;
+  for (const auto& w : verdict.value("workloads", json::array())) {
+    const json f = w.value("feedback", json());
+    if (!f.is_object()) continue;
+    configs.push_back(str(f, "config"));
+    for (const auto& r : f.value("roofline", json::array()))
+      roofline.push_back({{"workload", w.value("name", "")}, {"config", str(f, "config")}, {"peaks", str(r, "peaks")},
+                          {"intensity", f.value("intensity", json())}, {"bound", str(r, "bound")},
+                          {"pct_of_roof", r.value("pct_of_roof", json())}, {"headroom_pct", r.value("headroom_pct", json())}});
+  }
+  const json facts = verdict.value("compiler_facts", json::array());
+  for (const auto& c : facts) {
+    std::string label = str(c, "config");
+    if (!(configs.empty() ? &c == &facts.front() : std::find(configs.begin(), configs.end(), label) != configs.end()))
+      continue;
+    for (const auto& k : c.value("kernels", json::array())) {
+      json occ = json::array();
+      for (const auto& o : k.value("occupancy", json::array()))
+        occ.push_back({{"threads", o.value("threads", json())}, {"pct", o.value("pct", json())},
+                       {"limited_by", o.value("limited_by", json())}});
+      const json m = k.value("instructions", json::object());
+      json entry = {{"config", label}, {"kernel", str(k, "kernel")}, {"registers", k.value("registers", json())},
+                    {"spill_store_bytes", k.value("spill_store_bytes", json())},
+                    {"spill_load_bytes", k.value("spill_load_bytes", json())},
+                    {"ld_global_v4", m.value("ld_global_v4", json())}, {"ld_global", m.value("ld_global", json())},
+                    {"tensor_cores", m.value("tensor_cores", json())}, {"occupancy", occ}};
+      // The SASS, where there is one, is the exact count (ptxas may vectorise, split or spill).
+      if (const json sass = k.value("sass", json()); sass.is_object())
+        entry["sass"] = {{"ldg_128", sass.value("ldg_128", json())}, {"ldg_64", sass.value("ldg_64", json())},
+                         {"ldg_32", sass.value("ldg_32", json())}, {"stg_128", sass.value("stg_128", json())},
+                         {"stg_32", sass.value("stg_32", json())}, {"ldl", sass.value("ldl", json())},
+                         {"stl", sass.value("stl", json())}, {"tensor_cores", sass.value("tensor_cores", json())}};
+      if (!str(c, "source").starts_with("nvrtc")) entry["ld_global_v4"] = entry["ld_global"] = nullptr;  // no PTX kept
+      kernels.push_back(std::move(entry));
+    }
+  }
+  if (roofline.empty() && kernels.empty()) return nullptr;
+  return {{"roofline", roofline}, {"kernels", kernels}};
+}
+
+// "feedback: n1M memory-bound 62% of the calibrated roof (38% headroom); kernel k [BLOCK=256]: 28 regs, ..."
+std::string feedback_line(const json& f) {
+  std::string parts;
+  for (const auto& r : f.value("roofline", json::array()))
+    if (str(r, "peaks") == "calibrated")
+      parts += (parts.empty() ? "" : "; ") + str(r, "workload") + " " + str(r, "bound") + "-bound, " +
+               num(r.value("pct_of_roof", json())) + "% of the calibrated roof (" + num(r.value("headroom_pct", json())) +
+               "% headroom)";
+  for (const auto& k : f.value("kernels", json::array())) {
+    std::string p = "kernel " + str(k, "kernel") + " [" + str(k, "config") + "]: " + num(k.value("registers", json())) +
+                    " regs";
+    if (k.value("spill_store_bytes", 0) + k.value("spill_load_bytes", 0) > 0)
+      p += ", SPILLS " + num(k["spill_store_bytes"]) + "/" + num(k["spill_load_bytes"]) + " B st/ld";
+    for (const auto& o : k.value("occupancy", json::array()))
+      p += ", occupancy " + num(o.value("pct", json())) + "% at " + num(o.value("threads", json())) + " threads (" +
+           (o.value("limited_by", json()).is_string() ? o["limited_by"].get<std::string>() : "-") + ")";
+    if (const json sass = k.value("sass", json()); sass.is_object()) {
+      p += ", SASS LDG.128/LDG.32 " + num(sass.value("ldg_128", json())) + "/" + num(sass.value("ldg_32", json()));
+      if (sass.value("ldl", 0) + sass.value("stl", 0) > 0)
+        p += ", local memory LDL/STL " + num(sass["ldl"]) + "/" + num(sass["stl"]);
+      p += sass.value("tensor_cores", false) ? ", tensor cores" : ", no tensor cores";
+    } else if (k.value("ld_global_v4", json()).is_number()) {
+      p += ", ld.global v4/scalar " + num(k.value("ld_global_v4", json())) + "/" + num(k.value("ld_global", json()));
+      p += k.value("tensor_cores", false) ? ", tensor cores" : ", no tensor cores";
+    }
+    parts += (parts.empty() ? "" : "; ") + p;
+  }
+  return "feedback: " + parts;
+}
+
 }  // namespace
 
 json candidate_summary(const json& c) {
@@ -112,6 +190,7 @@ json candidate_summary(const json& c) {
   out["diagnostic"] = first_diagnostic(v);
   out["speedup_vs_incumbent"] = s.value("geomean_vs_incumbent", json());
   out["beats_incumbent"] = s.value("beats_incumbent", json());
+  out["feedback"] = feedback(v);
   out["verdict"] = v;
   return out;
 }
@@ -128,6 +207,9 @@ std::string candidate_text(const json& c) {
   if (json m = first_mismatch(v); m.is_object()) text += "\n" + mismatch_line(m);
   if (json d = first_diagnostic(v); d.is_object()) text += "\n" + diagnostic_line(d);
   text += "\n" + speedup_line(v);
+  if (json f = feedback(v); f.is_object()) text += "\n" + feedback_line(f);
+  if (const json p = v.value("profile", json()); p.is_object())
+    text += "\nprofile: " + str(p, "status") + ": " + str(p, "reason");
   return text;
 }
 

@@ -116,4 +116,23 @@ util::Result<std::string> cxx_expr(std::string_view text, const std::map<std::st
   return out;
 }
 
+std::vector<std::string> include_lines(std::string_view source) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < source.size()) {
+    size_t end = source.find('\n', start);
+    if (end == std::string_view::npos) end = source.size();
+    std::string_view line = source.substr(start, end - start);
+    const size_t hash = line.find_first_not_of(" \t");
+    if (hash != std::string_view::npos && line[hash] == '#') {
+      const size_t word = line.find_first_not_of(" \t", hash + 1);
+      const size_t path = word == std::string_view::npos ? word : line.find_first_not_of(" \t", word + 7);
+      if (path != std::string_view::npos && line.substr(word, 7) == "include" && line[path] == '<')
+        out.emplace_back(line.substr(hash));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace kwb::package

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "util/error.hpp"
@@ -22,6 +23,10 @@ std::string cxx_name(std::string_view name);
 std::string function_name(std::string_view op, std::string_view variant);
 // A C++ string literal ("..." with escapes).
 std::string cxx_string(std::string_view text);
+
+// The source's `#include <...>` lines, in order (generated units include them before the namespace
+// that wraps a kernel's file, so that the system headers' include guards keep them out of it).
+std::vector<std::string> include_lines(std::string_view source);
 
 // Translates an expression into C++ of type kwb::rt::I, for code inside namespace kwb:
 //   "max(1, ceil_div(n, 4 * BLOCK))" -> "rt::max(I(1), rt::ceil_div(I(n), I(4) * I(256)))"

@@ -24,6 +24,8 @@ util::Result<std::map<std::string, std::string>> render_package(const Package& p
     auto d = render_dispatcher(t);
     if (!d) return std::unexpected(d.error());
     files["src/" + t.function + ".cpp"] = std::move(*d);
+    for (const auto* k : {t.cpu ? &*t.cpu : nullptr, t.cpu_baseline ? &*t.cpu_baseline : nullptr})
+      if (k) files[k->unit] = render_cpu_unit(t, *k, pkg.kernel_sources.at(k->path));
     if (t.cuda)
       for (const auto& c : t.cuda->configs) files[c.file] = render_cuda_config(t, c, pkg.kernel_sources.at(t.cuda->path));
   }
@@ -55,6 +57,43 @@ util::Result<void> check_out_dir(const fs::path& out, bool replace) {
   if (replace && fs::is_regular_file(out / "kwb-package.json", ec)) return {};
   return util::fail(out.string(), replace ? "is not empty and holds no previous export (kwb-package.json): choose a new folder"
                                           : "is not empty: choose a new folder, or replace the previous export");
+}
+
+// Top-level entries of a package that an export writes; everything else in a previous export's
+// folder is the user's (the README's build/ and build-cuda/ folders, notes) and is kept.
+bool written_by_export(const std::string& name, const std::map<std::string, std::string>& files) {
+  static const std::set<std::string> k_names = {"CMakeLists.txt", "README.md", "kwb-package.json", "dispatch.json",
+                                                "include", "src", "cpu", "cuda", "kernels", "example", "reference", "cmake"};
+  if (k_names.contains(name)) return true;
+  for (const auto& [path, text] : files)
+    if (fs::path(path).begin()->string() == name) return true;
+  return false;
+}
+
+// Moves the user's entries of a previous export into the staged package (the names moved, for
+// moving them back when the swap fails).
+util::Result<std::vector<std::string>> carry_over(const fs::path& out, const fs::path& staged,
+                                                  const std::map<std::string, std::string>& files) {
+  std::vector<std::string> moved;
+  std::error_code ec;
+  if (!fs::is_directory(out, ec)) return moved;
+  auto back = [&] {
+    std::error_code e2;
+    for (const auto& name : moved) fs::rename(staged / name, out / name, e2);
+  };
+  std::vector<std::string> keep;  // listed first: the folder is not changed while it is read
+  for (const auto& entry : fs::directory_iterator(out, ec))
+    if (const std::string name = entry.path().filename().string(); !written_by_export(name, files)) keep.push_back(name);
+  if (ec) return util::fail(out.string(), "cannot list the previous export: " + ec.message());
+  for (const auto& name : keep) {
+    fs::rename(out / name, staged / name, ec);
+    if (ec) {
+      back();
+      return util::fail((out / name).string(), "cannot keep it in the new export: " + ec.message());
+    }
+    moved.push_back(name);
+  }
+  return moved;
 }
 
 util::Result<void> move_into_place(const fs::path& staged, const fs::path& out) {
@@ -96,7 +135,13 @@ util::Result<ExportReport> write_package(const ExportRequest& req) {
       return std::unexpected(w.error());
     }
   }
+  auto kept = carry_over(out, *staged, *files);
+  if (!kept) {
+    fs::remove_all(*staged, ec);
+    return std::unexpected(kept.error());
+  }
   if (auto m = move_into_place(*staged, out); !m) {
+    for (const auto& name : *kept) fs::rename(*staged / name, out / name, ec);
     fs::remove_all(*staged, ec);
     return std::unexpected(m.error());
   }

@@ -21,10 +21,14 @@ struct ExportRequest {
   std::vector<std::string> backends = {"cpu", "cuda"};  // which dispatch entries to include
   std::vector<std::string> ops;                         // empty: every op in dispatch.json
   // Which incumbent to take when dispatch.json holds several device classes; both fall back to
-  // "any". Empty cpu class: "cpu-" + this machine's architecture (uname), as promotion records it.
+  // "any". Empty cpu class: this machine's (library::host_cpu_class(), "cpu-x86_64-v3"), as
+  // promotion records it. A CPU incumbent of an x86-64 level above 1 comes with the "any" kernel
+  // as its fallback on CPUs below that level.
   std::string cpu_device_class;
   std::string cuda_device_class = "cuda-sm_90";
-  bool replace = false;  // out_dir may hold a previous export (kwb-package.json): replaced whole
+  // out_dir may hold a previous export (kwb-package.json): what an export writes is replaced whole,
+  // the rest (build/, build-cuda/ and other top-level entries of the user's) is kept.
+  bool replace = false;
 };
 
 struct ExportedVariant {

@@ -19,10 +19,16 @@ std::string file_list(const std::vector<std::string>& files) {
 }  // namespace
 
 std::string render_cmake(const Package& pkg) {
-  std::vector<std::string> cpu, cuda, dispatch = {"src/runtime.cpp"}, refs;
+  std::vector<std::string> cuda, dispatch = {"src/runtime.cpp"}, refs;
+  std::string cpu;  // kwb_cpu_kernel(<unit> <level> <flags>...) lines
   std::set<std::string> ops;
   for (const auto& t : pkg.targets) {
-    if (t.cpu) cpu.push_back("kernels/" + t.cpu->path);
+    for (const auto* k : {t.cpu ? &*t.cpu : nullptr, t.cpu_baseline ? &*t.cpu_baseline : nullptr}) {
+      if (!k) continue;
+      std::string flags;
+      for (const auto& f : k->flags) flags += " [=[" + f + "]=]";  // bracket arguments: no escapes
+      cpu += fmt::format("kwb_cpu_kernel({} {}{})  # {}\n", k->unit, k->level, flags, k->path);
+    }
     if (t.cuda)
       for (const auto& c : t.cuda->configs) cuda.push_back(c.file);
     dispatch.push_back("src/" + t.function + ".cpp");
@@ -34,7 +40,7 @@ cmake_minimum_required(VERSION 3.25)
 project(kwb LANGUAGES CXX)
 
 option(KWB_WITH_CUDA "Build the CUDA kernels: calls with device pointers run on the GPU" OFF)
-option(KWB_NATIVE "Compile the CPU kernels with -march=native, as the workbench measured them" ON)
+option(KWB_NATIVE "Compile the CPU kernels with -march=native, as the workbench measured them (OFF: for their x86-64 level)" ON)
 option(KWB_BUILD_EXAMPLE "Build kwb_example, which checks every function against its reference" ${PROJECT_IS_TOP_LEVEL})
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
@@ -50,7 +56,28 @@ endif()
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 )kwb";
-  out += fmt::format("\n# The library's kernels, as the workbench evaluated them.\nset(KWB_CPU_KERNELS{})\n", file_list(cpu));
+  out += R"kwb(
+# The CPU kernels, one translation unit each (cpu/*.cpp: the library's file, entry renamed), with
+# -O3 and the flags they were promoted with. KWB_NATIVE: -march=native, as the workbench measured
+# them (for this machine only). Otherwise a kernel of x86-64 level N >= 2 gets -march=x86-64-v<N>
+# (src/<function>.cpp calls it only on a CPU of that level, else its baseline kernel) and every
+# other kernel the compiler's default target: the package builds on a baseline x86-64 toolchain.
+set(KWB_CPU_KERNELS)
+function(kwb_cpu_kernel unit level)
+  set(flags -O3)
+  if(KWB_NATIVE)
+    list(APPEND flags -march=native)
+  elseif(level GREATER 1)
+    list(APPEND flags -march=x86-64-v${level})
+  endif()
+  list(APPEND flags ${ARGN})
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    set_source_files_properties(${unit} PROPERTIES COMPILE_OPTIONS "${flags}")
+  endif()
+  set(KWB_CPU_KERNELS ${KWB_CPU_KERNELS} ${unit} PARENT_SCOPE)
+endfunction()
+)kwb";
+  out += cpu;
   out += fmt::format("# One translation unit per tunable config of each CUDA kernel.\nset(KWB_CUDA_CONFIGS{})\n", file_list(cuda));
   out += fmt::format("# The exported functions (one file each) and their runtime.\nset(KWB_DISPATCH{})\n", file_list(dispatch));
   out += R"kwb(
@@ -61,13 +88,6 @@ set_target_properties(kwb_kernels PROPERTIES EXPORT_NAME kernels POSITION_INDEPE
 target_compile_features(kwb_kernels INTERFACE cxx_std_11)
 target_include_directories(kwb_kernels PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                                               $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND KWB_CPU_KERNELS)
-  set(kwb_cpu_flags -O3)
-  if(KWB_NATIVE)
-    list(APPEND kwb_cpu_flags -march=native)
-  endif()
-  set_source_files_properties(${KWB_CPU_KERNELS} PROPERTIES COMPILE_OPTIONS "${kwb_cpu_flags}")
-endif()
 if(KWB_WITH_CUDA)
   if(KWB_CUDA_CONFIGS)
     target_sources(kwb_kernels PRIVATE ${KWB_CUDA_CONFIGS})

@@ -19,6 +19,15 @@ std::string configs_text(const CudaKernel& k) {
   return s;
 }
 
+std::string cpu_text(const Target& t) {
+  if (!t.cpu) return "—";
+  std::string s = fmt::format("`{}` ({})", t.cpu->path, t.cpu->device_class);
+  if (t.cpu->level > 1)
+    s += t.cpu_baseline ? fmt::format("; below x86-64-v{}: `{}`", t.cpu->level, t.cpu_baseline->path)
+                        : fmt::format("; none below x86-64-v{}", t.cpu->level);
+  return s;
+}
+
 }  // namespace
 
 std::string render_readme(const Package& pkg) {
@@ -39,8 +48,11 @@ With the CUDA kernels (needs the CUDA toolkit; `CMAKE_CUDA_ARCHITECTURES` defaul
     build-cuda/kwb_example       # also runs every CUDA kernel on device copies of the inputs
 
 Options: `KWB_WITH_CUDA` (OFF), `KWB_NATIVE` (ON: the CPU kernels are compiled with `-O3
--march=native`, as the workbench measured them; turn it off for binaries that run on other CPUs),
-`KWB_BUILD_EXAMPLE` (ON when this is the top-level project).
+-march=native`, as the workbench measured them, for this machine only; OFF: each CPU kernel for
+the x86-64 level it was promoted on, `-march=x86-64-v<N>`, and the rest for the compiler's default
+target, for binaries that run on other CPUs), `KWB_BUILD_EXAMPLE` (ON when this is the top-level
+project). Build folders inside this folder (`build/`, `build-cuda/`, anything that `kwb export`
+does not write) are kept when the package is exported again with `--replace`.
 
 ## Use
 
@@ -56,12 +68,12 @@ or `add_subdirectory(<this folder>)` and link `kwb::kernels`. Then
 
 ## Functions (declared in include/kwb/kernels.hpp)
 
-| function | CPU kernel | CUDA kernel | CUDA configs (workloads that pick them) |
+| function | CPU kernel (device class) | CUDA kernel | CUDA configs (workloads that pick them) |
 |---|---|---|---|
 )kwb",
                                 KWB_VERSION, pkg.targets.size());
   for (const auto& t : pkg.targets)
-    out += fmt::format("| `kwb::{}` | {} | {} | {} |\n", t.function, t.cpu ? "`" + t.cpu->path + "`" : "—",
+    out += fmt::format("| `kwb::{}` | {} | {} | {} |\n", t.function, cpu_text(t),
                        t.cuda ? "`" + t.cuda->path + "`" : "—", t.cuda ? configs_text(*t.cuda) : "—");
   if (!pkg.skipped.empty()) {
     out += "\nLeft out of this export:\n\n";
@@ -79,12 +91,16 @@ or `add_subdirectory(<this folder>)` and link `kwb::kernels`. Then
    measured; the `kwb:workspace` buffer is allocated and zeroed on the stream (stream-ordered
    allocation) and freed after the last launch. Tensors split between host and device memory are
    `kwb::invalid_argument`.
-3. Host memory -> the CPU kernel, on the calling thread, synchronously (`stream` is ignored).
+3. Host memory -> the CPU kernel, on the calling thread, synchronously (`stream` is ignored). A
+   kernel promoted on an x86-64 level above the baseline (device class `cpu-x86_64-v<N>`) runs
+   only on a CPU of that level (CPUID, read once); below it the call runs the baseline kernel
+   (the library's `any` entry), or returns `kwb::no_kernel` when the package has none.
 4. No kernel for where the tensors are -> `kwb::no_kernel`. Returns `kwb::ok` (0) on success;
    `kwb::last_error()` describes the last failure on the calling thread.
 
 `KWB_CONFIG_INDEX=N` in the environment forces config N (modulo the number of configs) on every
-CUDA call, to check every compiled config with `kwb_example`.
+CUDA call, to check every compiled config with `kwb_example`; `KWB_CPU_LEVEL=N` (1..4) makes the
+CPU calls take this CPU for x86-64 level N (lower only), to check the baseline kernels.
 
 ## Layout
 
@@ -93,6 +109,7 @@ CUDA call, to check every compiled config with `kwb_example`.
 | `include/kwb/kernels.hpp` | the API (installed) |
 | `src/<function>.cpp`, `src/runtime.*` | argument checks and dispatch |
 | `kernels/<op>/<backend>/<name>.{cpp,cu}` | the library's kernels, unchanged |
+| `cpu/<function>.cpp`, `cpu/<function>_baseline.cpp` | one translation unit per CPU kernel (entry renamed) |
 | `cuda/<function>_cfg<N>.cu` | one translation unit per tunable config (tunables defined, kernels renamed) |
 | `example/`, `reference/` | the check program and the ops' trusted references |
 | `cmake/kwbConfig.cmake.in` | find_package(kwb) |
@@ -105,7 +122,12 @@ std::string render_manifest(const Package& pkg) {
   for (const auto& t : pkg.targets) {
     nlohmann::ordered_json f = {{"function", "kwb::" + t.function}, {"op", t.spec->op}, {"variant", t.variant->name},
                                 {"spec_version", t.spec->version}};
-    if (t.cpu) f["cpu"] = {{"kernel", t.cpu->path}, {"entry", t.cpu->entry}, {"device_class", t.cpu->device_class}};
+    auto cpu = [](const CpuKernel& k) {
+      return nlohmann::ordered_json{{"kernel", k.path}, {"entry", k.entry}, {"device_class", k.device_class},
+                                    {"x86_level", k.level}, {"flags", k.flags}, {"unit", k.unit}};
+    };
+    if (t.cpu) f["cpu"] = cpu(*t.cpu);
+    if (t.cpu_baseline) f["cpu_baseline"] = cpu(*t.cpu_baseline);
     if (t.cuda) {
       nlohmann::ordered_json configs = nlohmann::ordered_json::array(), picks = nlohmann::ordered_json::array();
       for (const auto& c : t.cuda->configs) configs.push_back({{"tune", c.tune}, {"file", c.file}});
@@ -114,7 +136,8 @@ std::string render_manifest(const Package& pkg) {
     }
     functions.push_back(std::move(f));
   }
-  nlohmann::ordered_json j = {{"schema", "kwb.package.v1"}, {"kwb_version", KWB_VERSION}, {"functions", functions},
+  nlohmann::ordered_json j = {{"schema", "kwb.package.v1"}, {"kwb_version", KWB_VERSION},
+                              {"cpu_device_class", pkg.cpu_device_class}, {"functions", functions},
                               {"skipped", pkg.skipped}};
   return j.dump(2) + "\n";
 }

@@ -62,6 +62,12 @@ I max(I a, I b, I c, R... rest) { return max(max(a, b), c, rest...); }
 int fail(int status, std::string message);
 int succeed();
 
+// The x86-64 microarchitecture level of this CPU (1 = baseline x86-64, 2 = SSE4.2/POPCNT, 3 =
+// AVX2/FMA/BMI2, 4 = AVX-512 F/BW/CD/DQ/VL; CPUID with the OS's XCR0 register state), 0 on
+// another architecture. Read once. KWB_CPU_LEVEL=N (1..4) in the environment lowers it to N, to
+// check the baseline kernels on a machine that has the level.
+int cpu_level();
+
 // A tensor argument: not null, every dimension valid and >= 1, the element count within int64.
 int check_tensor(const char* fn, const char* tensor, const void* ptr,
                  std::initializer_list<std::pair<const char*, I>> dims);
@@ -97,12 +103,48 @@ std::string render_runtime_cpp() {
 #ifdef KWB_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 namespace kwb {
 
 namespace {
 thread_local std::string g_error;
+
+// The levels of the x86-64 psABI: each needs every feature of the one below.
+int detect_cpu_level() {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  auto bit = [](unsigned reg, int i) { return ((reg >> i) & 1u) != 0; };
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
+  const unsigned c1 = c;
+  unsigned b7 = 0, c81 = 0;
+  if (__get_cpuid_max(0, nullptr) >= 7) {
+    __cpuid_count(7, 0, a, b, c, d);
+    b7 = b;
+  }
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) c81 = c;
+  // SSE3, SSSE3, CMPXCHG16B, SSE4.1, SSE4.2, POPCNT, LAHF/SAHF
+  if (!(bit(c1, 0) && bit(c1, 9) && bit(c1, 13) && bit(c1, 19) && bit(c1, 20) && bit(c1, 23) && bit(c81, 0))) return 1;
+  unsigned long long xcr0 = 0;
+  if (bit(c1, 27)) {  // OSXSAVE: the OS saves the extended registers it enables in XCR0
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  // AVX, FMA, F16C, MOVBE, BMI1, AVX2, BMI2, LZCNT, with the XMM/YMM state enabled
+  if (!((xcr0 & 0x6) == 0x6 && bit(c1, 28) && bit(c1, 12) && bit(c1, 29) && bit(c1, 22) && bit(b7, 3) && bit(b7, 5) &&
+        bit(b7, 8) && bit(c81, 5)))
+    return 2;
+  // AVX512F, AVX512DQ, AVX512CD, AVX512BW, AVX512VL, with the opmask/ZMM state enabled
+  if (!((xcr0 & 0xe6) == 0xe6 && bit(b7, 16) && bit(b7, 17) && bit(b7, 28) && bit(b7, 30) && bit(b7, 31))) return 3;
+  return 4;
+#else
+  return 0;
+#endif
 }
+}  // namespace
 
 const char* last_error() { return g_error.c_str(); }
 
@@ -116,6 +158,16 @@ int fail(int status, std::string message) {
 int succeed() {
   g_error.clear();
   return ok;
+}
+
+int cpu_level() {
+  static const int level = [] {
+    int detected = detect_cpu_level();
+    const char* cap = std::getenv("KWB_CPU_LEVEL");
+    if (cap && cap[0] >= '1' && cap[0] <= '4' && cap[1] == 0 && cap[0] - '0' < detected) detected = cap[0] - '0';
+    return detected;
+  }();
+  return level;
 }
 
 int check_tensor(const char* fn, const char* tensor, const void* ptr, std::initializer_list<std::pair<const char*, I>> dims) {

@@ -13,10 +13,20 @@
 
 namespace kwb::package {
 
+// A CPU kernel of a target, compiled in a translation unit of its own (cpu/<function>[_baseline].cpp)
+// that includes the library's file with its entry renamed to `symbol`, so that a target's primary
+// and baseline kernels (the same extern "C" entry) link side by side.
 struct CpuKernel {
-  std::string path;  // library path, e.g. "softmax/cpu/three_pass.cpp"
-  std::string entry;  // its extern "C" symbol
-  std::string device_class;
+  std::string path;   // library path, e.g. "softmax/cpu/three_pass.cpp"
+  std::string entry;  // its extern "C" symbol in the library
+  std::string device_class;  // the dispatch entry's class, as recorded ("cpu-x86_64" for a legacy one)
+  // The x86-64 level it was compiled for and needs at run time (library/device_class.hpp): N of
+  // cpu-x86_64-v<N>, the exported class's for a legacy cpu-x86_64 entry; 0 for "any" and other
+  // architectures (no requirement).
+  int level = 0;
+  std::vector<std::string> flags;  // the flags it was promoted with (its <name>.json), less -march/-mtune/-mcpu
+  std::string unit;    // cpu/<function>.cpp or cpu/<function>_baseline.cpp
+  std::string symbol;  // <entry>__<unit stem>: what the unit exports
 };
 
 struct CudaConfig {
@@ -46,6 +56,8 @@ struct Target {
   const core::Variant* variant = nullptr;
   std::string function;  // kwb::<function>
   std::optional<CpuKernel> cpu;
+  // The "any" kernel, when `cpu` needs an x86-64 level above the baseline: called on CPUs below it.
+  std::optional<CpuKernel> cpu_baseline;
   std::optional<CudaKernel> cuda;
 };
 
@@ -55,6 +67,7 @@ struct Package {
   std::map<std::string, std::string> references;      // op -> reference.cpp text
   std::vector<std::string> skipped;
   std::string dispatch_json;  // the library's dispatch.json, kept in the package for provenance
+  std::string cpu_device_class;  // the CPU class exported (ExportRequest::cpu_device_class or this machine's)
 };
 
 // Reads dispatch.json and the kernels it names from the library tree and checks them.
@@ -72,6 +85,7 @@ std::string argument_names(const Target& target);
 // Pieces of render_package, one file each (gen_*.cpp).
 std::string render_header(const Package& package);
 util::Result<std::string> render_dispatcher(const Target& target);
+std::string render_cpu_unit(const Target& target, const CpuKernel& kernel, std::string_view kernel_source);
 std::string render_cuda_config(const Target& target, const CudaConfig& config, std::string_view kernel_source);
 std::string render_runtime_hpp();
 std::string render_runtime_cpp();

@@ -1,11 +1,12 @@
 // resolve_package: dispatch.json + the library tree + the catalog -> a checked Package model.
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "library/device_class.hpp"
 #include "library/dispatch.hpp"
 #include "package/cxx.hpp"
 #include "package/model.hpp"
@@ -22,10 +23,28 @@ std::string key_of(const library::DispatchEntry& e) {
   return "dispatch.json: " + e.op + "/" + e.variant + "/" + e.backend + "/" + e.device_class;
 }
 
-std::string host_cpu_class() {
-  utsname u{};
-  uname(&u);
-  return std::string("cpu-") + u.machine;
+// The flags a kernel was promoted with (its <name>.json "flags"), less the target choice, which
+// is the package's (KWB_NATIVE, the kernel's level).
+util::Result<std::vector<std::string>> kernel_flags(const ExportRequest& req, const library::DispatchEntry& e) {
+  const fs::path meta = req.library_dir / fs::path(e.kernel).replace_extension(".json");
+  std::error_code ec;
+  std::vector<std::string> flags;
+  if (!fs::is_regular_file(meta, ec)) return flags;
+  auto text = util::read_file(meta);
+  if (!text) return util::fail(meta.string(), text.error().what());
+  auto j = nlohmann::json::parse(*text, nullptr, false, true);
+  if (j.is_discarded() || !j.is_object()) return util::fail(meta.string(), "not a JSON object");
+  if (!j.contains("flags")) return flags;
+  if (!j["flags"].is_array()) return util::fail(meta.string() + ": flags", "expected an array of strings");
+  for (const auto& f : j["flags"]) {
+    if (!f.is_string()) return util::fail(meta.string() + ": flags", "expected an array of strings");
+    const std::string s = f.get<std::string>();
+    if (s.starts_with("-march=") || s.starts_with("-mtune=") || s.starts_with("-mcpu=")) continue;
+    if (s.find(';') != std::string::npos || s.find("]=]") != std::string::npos)
+      return util::fail(meta.string() + ": flags", "'" + s + "' cannot be passed through CMake (';' or ']=]')");
+    flags.push_back(s);
+  }
+  return flags;
 }
 
 util::Result<std::string> read_kernel(const ExportRequest& req, const library::DispatchEntry& e, std::string_view ext) {
@@ -89,14 +108,23 @@ util::Result<void> resolve_configs(CudaKernel& k, const library::DispatchEntry& 
   return {};
 }
 
-util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, const library::DispatchEntry& e) {
+// `baseline`: the entry is the "any" kernel kept for CPUs below the level of the target's incumbent.
+util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, const library::DispatchEntry& e,
+                             bool baseline = false) {
   if (e.backend == "cpu") {
     auto text = read_kernel(req, e, ".cpp");
     if (!text) return std::unexpected(text.error());
     if (e.entry.empty()) return util::fail(key_of(e) + ": entry", "a cpu entry names its extern \"C\" symbol");
     if (text->find(e.entry) == std::string::npos)
       return util::fail(key_of(e) + ": entry", "'" + e.entry + "' does not appear in " + e.kernel);
-    t.cpu = CpuKernel{e.kernel, e.entry, e.device_class};
+    auto flags = kernel_flags(req, e);
+    if (!flags) return std::unexpected(flags.error());
+    CpuKernel k{e.kernel, e.entry, e.device_class, library::x86_level_of(e.device_class), std::move(*flags), "", ""};
+    if (e.device_class == library::k_legacy_x86_class) k.level = library::x86_level_of(pkg.cpu_device_class);
+    const std::string stem = t.function + (baseline ? "_baseline" : "");
+    k.unit = "cpu/" + stem + ".cpp";
+    k.symbol = e.entry + "__" + stem;
+    (baseline ? t.cpu_baseline : t.cpu) = std::move(k);
     pkg.kernel_sources[e.kernel] = std::move(*text);
     return {};
   }
@@ -129,7 +157,10 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
 
   Package pkg;
   pkg.dispatch_json = *text;
-  const std::string cpu_class = req.cpu_device_class.empty() ? host_cpu_class() : req.cpu_device_class;
+  const std::string cpu_class = req.cpu_device_class.empty() ? library::host_cpu_class() : req.cpu_device_class;
+  for (const auto& [what, cls] : {std::pair{"cpu_device_class", cpu_class}, std::pair{"cuda_device_class", req.cuda_device_class}})
+    if (auto why = library::why_not_a_device_class(cls); !why.empty()) return util::fail(what, why);
+  pkg.cpu_device_class = cpu_class;
   std::map<std::string, Target> targets;  // by function
   std::set<std::string> wanted(req.ops.begin(), req.ops.end()), seen_ops;
   for (const auto& e : dispatch->entries) {
@@ -141,7 +172,12 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
       continue;
     }
     const std::string& cls = e.backend == "cpu" ? cpu_class : req.cuda_device_class;
-    if (dispatch->incumbent(e.op, e.variant, e.backend, cls) != &e) {
+    const library::DispatchEntry* incumbent = dispatch->incumbent(e.op, e.variant, e.backend, cls);
+    // The "any" CPU kernel stays as the fallback of an incumbent that needs an x86-64 level.
+    const bool baseline = incumbent != &e && e.backend == "cpu" && e.device_class == "any" && incumbent &&
+                          (library::x86_level_of(incumbent->device_class) > 1 ||
+                           (incumbent->device_class == library::k_legacy_x86_class && library::x86_level_of(cls) > 1));
+    if (incumbent != &e && !baseline) {
       pkg.skipped.push_back(key + ": another device class (exporting " + cls + ")");
       continue;
     }
@@ -155,7 +191,7 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
       return util::fail(key_of(e), "exported function kwb::" + fn + " would also serve " + t.spec->op + "/" + t.variant->name);
     t.spec = spec, t.variant = variant, t.function = fn;
     seen_ops.insert(e.op);
-    if (auto r = add_entry(pkg, t, req, e); !r) return std::unexpected(r.error());
+    if (auto r = add_entry(pkg, t, req, e, baseline); !r) return std::unexpected(r.error());
   }
   for (const auto& op : wanted)
     if (!seen_ops.contains(op)) return util::fail("ops", "'" + op + "' has no exported entry in dispatch.json");

@@ -11,12 +11,6 @@ namespace {
 // The only form whose host code can call a vendor library (cuBLAS handles, CUB dispatch).
 constexpr std::string_view k_backend = "cuda-launcher";
 
-std::vector<std::string> variant_names(const core::Spec& spec) {
-  std::vector<std::string> names;
-  for (const auto& v : spec.variants) names.push_back(v.name);
-  return names;
-}
-
 bool read_variant_list(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
                        core::Baseline& b) {
   if (!r.array(j, path, /*non_empty=*/true)) return false;

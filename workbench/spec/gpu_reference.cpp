@@ -11,12 +11,6 @@ namespace kwb::spec::detail {
 
 namespace {
 
-std::vector<std::string> variant_names(const core::Spec& spec) {
-  std::vector<std::string> names;
-  for (const auto& v : spec.variants) names.push_back(v.name);
-  return names;
-}
-
 // "L:3" -> 2 (the index of the plan line the error is about), or -1.
 long line_index(const std::string& where) {
   if (!where.starts_with("L:")) return -1;

@@ -20,6 +20,12 @@ long find_index(const std::vector<std::string>& names, const std::string& name) 
   return -1;
 }
 
+std::vector<std::string> variant_names(const core::Spec& spec) {
+  std::vector<std::string> names;
+  for (const auto& v : spec.variants) names.push_back(v.name);
+  return names;
+}
+
 bool read_expression(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, std::string& out) {
   if (j.is_number_integer()) {
     int64_t v = 0;

@@ -38,4 +38,7 @@ bool read_shapes(Reader& r, const Json& j, const std::string& path, core::Spec& 
 // Index of the first element of `names` equal to `name`, or -1 (for "duplicate ... (also <path>)").
 long find_index(const std::vector<std::string>& names, const std::string& name);
 
+// The spec's variant names in order (for "unknown variant ... (variants: ...)").
+std::vector<std::string> variant_names(const core::Spec& spec);
+
 }  // namespace kwb::spec::detail

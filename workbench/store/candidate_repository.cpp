@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* k_columns =
     "id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, note, parent, idempotency_key, "
-    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at, bench";
+    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at, bench, device_class, profile";
 
 CandidateRecord read_row(const Statement& st) {
   CandidateRecord r;
@@ -45,6 +45,8 @@ CandidateRecord read_row(const Statement& st) {
   if (bench.is_array())
     for (const auto& b : bench)
       if (b.is_string()) r.bench.push_back(b.get<std::string>());
+  r.device_class = st.text(21);
+  r.profile = st.integer(22) != 0;
   return r;
 }
 
@@ -89,12 +91,14 @@ util::Result<CandidateRecord> CandidateRepository::insert_once(CandidateRecord r
   rec.id = "c-" + util::random_hex(8);
   Statement st(m_db.handle(),
                "INSERT INTO candidates (id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, "
-               "note, parent, idempotency_key, state, bench) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM "
-               "candidates), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12) RETURNING seq, created_at, updated_at");
+               "note, parent, idempotency_key, state, bench, device_class, profile) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 "
+               "FROM candidates), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'queued', ?12, ?13, ?14) RETURNING seq, created_at, updated_at");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, rec.id).bind(2, rec.token_id).bind(3, rec.op).bind(4, rec.variant).bind(5, rec.backend);
   st.bind(6, rec.source_sha256).bind(7, rec.source_name).bind(8, nlohmann::json(rec.flags).dump());
   st.bind(9, rec.note).bind(10, rec.parent).bind(11, rec.idempotency_key).bind(12, nlohmann::json(rec.bench).dump());
+  st.bind(13, rec.device_class);
+  st.bind(14, int64_t(rec.profile ? 1 : 0));
   int rc = st.step();
   if (rc == SQLITE_ROW) {
     rec.seq = st.integer(0);
@@ -130,8 +134,10 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const Candi
   if (f.op) sql += " AND op = ?1";
   if (f.state) sql += " AND state = ?2";
   if (f.status) sql += " AND status = ?3";
-  if (f.token_id) sql += " AND token_id = ?4";
+  if (f.token_id) sql += " AND coalesce(token_id, 0) = ?4";  // 0: submitted without a token (--no-auth)
   if (f.before_seq) sql += " AND seq < ?5";
+  if (f.source_sha256) sql += " AND source_sha256 = ?7";
+  if (f.device_class) sql += " AND device_class = ?8";
   sql += " ORDER BY seq DESC LIMIT ?6";
   Statement st(reader.handle(), sql);
   if (!st.ok()) return err(m_db, st);
@@ -140,6 +146,8 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const Candi
   if (f.status) st.bind(3, *f.status);
   if (f.token_id) st.bind(4, *f.token_id);
   if (f.before_seq) st.bind(5, *f.before_seq);
+  if (f.source_sha256) st.bind(7, *f.source_sha256);
+  if (f.device_class) st.bind(8, *f.device_class);
   st.bind(6, int64_t(f.limit));
   std::vector<CandidateRecord> out;
   int rc;
@@ -189,6 +197,9 @@ util::Result<bool> CandidateRepository::finish_once(const std::string& id, const
   };
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, "
+               // the leaderboard's rank; a number only (the STRICT column refuses text such as "nan")
+               "speedup = CASE WHEN json_type(?3, '$.summary.geomean_vs_incumbent') IN ('real', 'integer') "
+               "THEN json_extract(?3, '$.summary.geomean_vs_incumbent') END, "
                "variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
                "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
                "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
@@ -286,6 +297,15 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::accepted_undecid
   while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
   if (rc != SQLITE_DONE) return err(m_db, st);
   return out;
+}
+
+util::Result<void> CandidateRepository::settle_device_class(const std::string& id, const std::string& device_class) {
+  auto guard = m_db.lock();
+  Statement st(m_db.handle(), "UPDATE candidates SET device_class = ?2 WHERE id = ?1 AND device_class = ''");
+  st.bind(1, id).bind(2, device_class);
+  if (st.step() != SQLITE_DONE) return err(m_db, st);
+  m_db.note_write_ok();
+  return {};
 }
 
 }  // namespace kwb::store

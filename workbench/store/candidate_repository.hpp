@@ -18,7 +18,11 @@ struct CandidateRecord {
   std::string source_sha256, source_name;
   std::vector<std::string> flags;
   std::vector<std::string> bench;  // bench workloads to time; empty: every one
+  bool profile = false;            // "profile": true in the submission (verdict.profile says what came of it)
   std::string note;
+  // The device class asked for ("" = any; docs/fleet.md "Device classes"); on the Slurm executor
+  // a candidate that asked for none gets the class of the node that evaluated it.
+  std::string device_class;
   // Not stored: the spec version to evaluate under (0: the op's current version when the
   // evaluation starts). The decide stage pins library kernels to the candidate's version.
   int spec_version = 0;
@@ -34,7 +38,9 @@ struct CandidateRecord {
 
 struct CandidateFilter {
   std::optional<std::string> op, state, status;
-  std::optional<int64_t> token_id;
+  std::optional<std::string> source_sha256;  // candidates with this exact source
+  std::optional<int64_t> token_id;  // the submitting token; 0: none (--no-auth)
+  std::optional<std::string> device_class;
   std::optional<int64_t> before_seq;  // pagination: newest first, strictly older than this
   int limit = 50;
 };
@@ -70,6 +76,8 @@ class CandidateRepository {
   util::Result<int64_t> count_active(std::optional<int64_t> token_id);
   // Accepted candidates without a review decision, oldest first (kwb ci promote's queue).
   util::Result<std::vector<CandidateRecord>> accepted_undecided(int limit);
+  // Sets the device class of a candidate that has none (the class its evaluation ran on).
+  util::Result<void> settle_device_class(const std::string& id, const std::string& device_class);
 
  private:
   util::Result<CandidateRecord> insert_once(CandidateRecord rec, bool* existing);

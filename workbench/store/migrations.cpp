@@ -161,6 +161,62 @@ DROP TABLE tuning_records;
 ALTER TABLE tuning_records_v6 RENAME TO tuning_records;
 CREATE INDEX tuning_kernel ON tuning_records(op, variant, backend, source_sha256);
 )sql",
+    // 6 -> 7: the leaderboard ranks by a column, not by parsing every verdict (issue #20: pages
+    // stay fast with 10 000 candidates): the verdict's summary.geomean_vs_incumbent, written with
+    // the verdict (store/candidate_repository.cpp) and filled in here for verdicts stored before.
+    R"sql(
+ALTER TABLE candidates ADD COLUMN speedup REAL;  -- verdict.summary.geomean_vs_incumbent; NULL: not compared
+UPDATE candidates SET speedup = json_extract(verdict, '$.summary.geomean_vs_incumbent')
+  WHERE CASE WHEN json_valid(verdict) THEN json_type(verdict, '$.summary.geomean_vs_incumbent') IN ('real', 'integer')
+        ELSE 0 END;
+CREATE INDEX candidates_ranking ON candidates(op, status, speedup, seq);
+)sql",
+    // 7 -> 8: the fleet executor's jobs (docs/fleet.md): the Slurm job that runs a candidate's
+    // device stages, so a restarted daemon re-attaches to it instead of running the candidate again.
+    R"sql(
+CREATE TABLE fleet_jobs (
+  candidate_id TEXT PRIMARY KEY REFERENCES candidates(id),
+  executor TEXT NOT NULL,           -- 'slurm'
+  job_id TEXT NOT NULL DEFAULT '',  -- '' while being submitted (found again by the job's name)
+  tries INTEGER NOT NULL DEFAULT 1, -- submissions of this candidate's current attempt (machine faults)
+  attempt INTEGER NOT NULL,         -- the candidate's attempt the job runs
+  submitted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+)sql",
+    // 8 -> 9: the leaderboard reads index entries only (store/leaderboard_query.cpp): each of its
+    // orders and its source leaders has an index that covers every column the board reads, so
+    // ranking 10 000 candidates never reads their rows, whose verdicts (~7 KB each) made every
+    // row a walk over overflow pages (bench_web_routes: 380 ms a page, docs/benchmarks/daemon.md).
+    R"sql(
+DROP INDEX candidates_ranking;
+CREATE INDEX candidates_board ON candidates(op, status, speedup, seq, backend, source_sha256, id);
+CREATE INDEX candidates_board_newest ON candidates(op, status, seq, backend, source_sha256, id);
+CREATE INDEX candidates_board_source ON candidates(op, status, source_sha256, speedup, seq, backend, id);
+)sql",
+    // 9 -> 10: device classes in the fleet (issue #21 point 4, docs/fleet.md "Device classes"):
+    // the class a submission asked for ('' = any), and the calibrations the fleet's workers
+    // reported for their nodes' devices (GET /v1/devices on the Slurm executor).
+    R"sql(
+ALTER TABLE candidates ADD COLUMN device_class TEXT NOT NULL DEFAULT '';
+CREATE TABLE fleet_devices (
+  device_class TEXT NOT NULL,       -- 'cpu-x86_64-v3', 'cuda-sm_90'
+  device_id TEXT NOT NULL,          -- the calibration identity (devices.id on the node)
+  partition TEXT NOT NULL DEFAULT '',
+  node TEXT NOT NULL DEFAULT '',    -- the node that reported it last
+  kind TEXT NOT NULL,               -- 'cpu' | 'cuda'
+  name TEXT NOT NULL,
+  copy_bytes_per_s REAL NOT NULL,
+  flops_per_s REAL,
+  details TEXT NOT NULL DEFAULT '{}',
+  calibrated_at TEXT NOT NULL DEFAULT '',
+  reported_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (device_class, device_id)
+) STRICT;
+)sql",
+    // 10 -> 11: a submission may ask for a profile (issue 19, "profile": true; verdict.profile).
+    R"sql(
+ALTER TABLE candidates ADD COLUMN profile INTEGER NOT NULL DEFAULT 0 CHECK (profile IN (0, 1));
+)sql",
 };
 }  // namespace
 

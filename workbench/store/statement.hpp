@@ -54,6 +54,11 @@ class Statement {
     if (m_prepare_rc != SQLITE_OK) return m_prepare_rc;
     return m_rc = sqlite3_step(m_st);
   }
+  // Back to before the first step, binds kept (to run it again with new ones).
+  void reset() {
+    sqlite3_reset(m_st);
+    m_rc = SQLITE_OK;
+  }
   // Steps past the remaining rows: true once the statement completed (SQLITE_DONE).
   bool done() {
     int rc;

@@ -35,6 +35,31 @@ const SettingInfo k_settings[] = {
      "Wall-clock limit of a spec's trusted reference on one workload (longer: an error that blames the spec)"},
     {"threads", "KWB_THREADS", "1", "Threads a cpu candidate may use (OMP_NUM_THREADS in the runner)"},
     {"run-memory-mb", "KWB_RUN_MEMORY_MB", "4096", "Memory a running candidate may use beyond its buffers, MiB"},
+    // Where the device stages run (docs/fleet.md).
+    {"gpus", "KWB_GPUS", "all",
+     "GPUs kwb serve times candidates on, one timing lane each: 'all', or a comma list of ordinals in PCI bus "
+     "order (0,2,3); the others are left alone"},
+    {"executor", "KWB_EXECUTOR", "local",
+     "Where compiled candidates are validated and timed: 'local' (this machine's devices) or 'slurm' (one Slurm "
+     "job per candidate running kwb worker)"},
+    {"fleet-dir", "KWB_FLEET_DIR", "<workspace>/fleet",
+     "Slurm: the job folders (candidate, worker result), on storage every node mounts at the same path"},
+    {"worker-dir", "KWB_WORKER_DIR", "/tmp/kwb-worker",
+     "kwb worker: node-local folder for its sandbox jobs, caches and calibration"},
+    {"slurm-partition", "KWB_SLURM_PARTITION", "", "Slurm partition of cpu candidates' jobs (empty: the cluster's default)"},
+    {"slurm-gpu-partition", "KWB_SLURM_GPU_PARTITION", "",
+     "Slurm partition of cuda candidates' jobs, which ask for --gres=gpu:1 (empty: the cluster's default)"},
+    {"slurm-device-classes", "KWB_SLURM_DEVICE_CLASSES", "",
+     "Slurm: the device classes a submission may ask for and their partitions, CLASS=PARTITION,... "
+     "(cpu-x86_64-v3=cpu,cuda-sm_90=h200; empty: none can be asked for)"},
+    {"slurm-time-limit-min", "KWB_SLURM_TIME_LIMIT_MIN", "30",
+     "Slurm time limit of a candidate's job, minutes (past it twice: a time_limit verdict)"},
+    {"slurm-max-tries", "KWB_SLURM_MAX_TRIES", "3",
+     "Submissions of a candidate whose job the cluster loses (node failure, killed worker) before an error verdict"},
+    {"slurm-exclusive", "KWB_SLURM_EXCLUSIVE", "0", "1: cpu candidates' jobs get a whole node to time on (--exclusive)"},
+    {"slurm-sbatch-args", "KWB_SLURM_SBATCH_ARGS", "", "More sbatch arguments, space-separated (--account=A --qos=Q)"},
+    {"slurm-bin-dir", "KWB_SLURM_BIN_DIR", "", "Folder of sbatch, squeue and scancel (empty: found on PATH)"},
+    {"slurm-poll-ms", "KWB_SLURM_POLL_MS", "500", "How often the daemon looks at its Slurm jobs and their results, ms"},
 };
 }  // namespace
 
@@ -68,7 +93,17 @@ Settings Settings::from_environment() {
 const std::string& Settings::get(const std::string& name) const {
   auto it = m_values.find(name);
   if (it == m_values.end()) throw std::logic_error("unknown setting " + name);
+  if (m_readable && !m_readable->contains(name))
+    throw std::logic_error("setting '" + name + "' is read by '" + m_reader +
+                           "', which does not declare it (app/setting_flags.cpp)");
   return it->second;
+}
+
+void Settings::limit_to(std::set<std::string> names, std::string reader) {
+  for (const auto& n : names)
+    if (!m_values.contains(n)) throw std::logic_error(reader + " declares an unknown setting " + n);
+  m_readable = std::move(names);
+  m_reader = std::move(reader);
 }
 
 int64_t Settings::get_int(const std::string& name) const {

@@ -2,6 +2,8 @@
 // One table of settings drives defaults, environment variables, --help and docs
 // (CONVENTIONS "Configuration"). Order: defaults < KWB_* environment < command-line flags.
 #include <map>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 
@@ -23,9 +25,15 @@ class Settings {
   const std::string& get(const std::string& name) const;
   int64_t get_int(const std::string& name) const;
   void set(const std::string& name, std::string value);  // flags override
+  // From now on only these settings may be read: what `reader` (a subcommand, "kwb token
+  // list") declared. Reading another one is a programming error (std::logic_error naming both):
+  // the declaration drives that subcommand's --help, so it must list what the code reads.
+  void limit_to(std::set<std::string> names, std::string reader);
 
  private:
   std::map<std::string, std::string> m_values;
+  std::optional<std::set<std::string>> m_readable;  // nullopt: every setting
+  std::string m_reader;
 };
 
 // Root of the source tree this binary was built from (default for specs/, kernels/, workspace/).

@@ -61,6 +61,8 @@ def _add_submit_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench", action="append", metavar="WORKLOAD",
                    help="time only this bench workload (repeat; such a verdict is not promotable)")
     p.add_argument("--idempotency-key", metavar="K", help="default: a fresh random key")
+    p.add_argument("--profile", action="store_true",
+                   help="ask for a profile (the verdict's profile says what came of it: no_device without a GPU)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -105,6 +107,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=50)
     p = sub.add_parser("cancel", help="POST /v1/candidates/ID/cancel")
     p.add_argument("id")
+    p = sub.add_parser("profile", help="POST /v1/candidates/ID/profile: a profile pass as a new candidate (prints it)")
+    p.add_argument("id")
     p = sub.add_parser("diff", help="GET /v1/candidates/ID/diff")
     p.add_argument("id")
     p.add_argument("--text", action="store_true", help="the unified diff alone")
@@ -140,7 +144,7 @@ def _submit(wb: Client, op: str, a: argparse.Namespace) -> Dict[str, Any]:
     return dict(wb.submit(op, source, backend=a.backend, variant=a.variant,
                           source_name=a.source_name or os.path.basename(a.file), flags=a.flags, note=a.note,
                           parent=a.parent, launch=a.launch, tune=_tune(a.tune), bench=a.bench,
-                          idempotency_key=a.idempotency_key))
+                          idempotency_key=a.idempotency_key, profile=a.profile))
 
 
 def _finish(wb: Client, cid: str, follow: bool) -> int:
@@ -162,7 +166,7 @@ def _run(wb: Client, a: argparse.Namespace) -> int:
         "specs": lambda: wb.spec(a.op) if a.op else wb.specs(),
         "spec-add": lambda: wb.add_spec_dir(a.folder),
         "list": lambda: wb.candidates(op=a.op, state=a.state, status=a.status, limit=a.limit),
-        "cancel": lambda: wb.cancel(a.id), "promote": lambda: wb.promote(a.id),
+        "cancel": lambda: wb.cancel(a.id), "profile": lambda: wb.profile(a.id), "promote": lambda: wb.promote(a.id),
         "reject": lambda: wb.reject(a.id, a.reason), "leaderboard": lambda: wb.leaderboard(a.op, a.limit),
         "library": lambda: wb.library(a.op), "retime": lambda: wb.retime(a.op, a.backend),
     }

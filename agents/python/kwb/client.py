@@ -21,8 +21,8 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from . import sse
 from .errors import CandidateCancelled, TransportError, WaitTimeout
 from .transport import Transport
-from .types import (AnalysisRules, CancelResult, Candidate, CandidatePage, CreatedToken, Device, Diff, Event,
-                    EventsPage, Health, Leaderboard, Library, Promotion, Rejection, Retime, RevokedToken, Spec,
+from .types import (AnalysisRules, CancelResult, ProfileQueued, Candidate, CandidatePage, CreatedToken, Device, DeviceClass, Diff, Event,
+                    EventsPage, Health, Leaderboard, Library, Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec,
                     SpecAdded, Submission, TokenInfo, Verdict)
 
 DEFAULT_SERVER = "http://127.0.0.1:8470"
@@ -82,6 +82,15 @@ class Client:
         """``GET /v1/devices``: devices and their calibrated peaks."""
         return cast(List[Device], self._get("/v1/devices")["devices"])
 
+    def device_classes(self) -> List[DeviceClass]:
+        """``GET /v1/devices``' ``device_classes``: what ``submit(device_class=...)`` may name
+        (the local machine's classes, or the Slurm fleet's with their partitions)."""
+        return cast(List[DeviceClass], self._get("/v1/devices")["device_classes"])
+
+    def whoami(self) -> Dict[str, Any]:
+        """``GET /v1/whoami``: this token's ``name``, ``role`` and ``token_id``, and ``auth``."""
+        return cast(Dict[str, Any], self._get("/v1/whoami"))
+
     def analysis_rules(self) -> AnalysisRules:
         """``GET /v1/analysis/rules``: the static-analysis rules (their ids appear in diagnostics)."""
         return cast(AnalysisRules, self._get("/v1/analysis/rules"))
@@ -119,7 +128,8 @@ class Client:
                source_name: Optional[str] = None, flags: Optional[Sequence[str]] = None,
                note: Optional[str] = None, parent: Optional[str] = None,
                launch: Optional[Union[str, Sequence[str]]] = None, tune: Optional[Mapping[str, Sequence[int]]] = None,
-               bench: Optional[Sequence[str]] = None, idempotency_key: Optional[str] = None) -> Submission:
+               bench: Optional[Sequence[str]] = None, device_class: Optional[str] = None,
+               idempotency_key: Optional[str] = None, profile: bool = False) -> Submission:
         """``POST /v1/candidates``. Returns at once with the id (``state`` queued).
 
         Always sent with an ``Idempotency-Key`` (``idempotency_key``, else a fresh random one),
@@ -128,14 +138,20 @@ class Client:
         submission to make a resubmission after a crash of your loop safe too.
         ``bench``: time only these bench workloads (fast feedback; such a verdict is never
         promotable). ``launch``/``tune``: the cuda form's plan and tunables (docs/cuda.md).
+        ``device_class``: evaluate on a device of this class (one of ``devices()["device_classes"]``,
+        e.g. ``cuda-sm_90``); an unknown one is refused (422 ``unknown_device_class``).
+        ``profile``: ask for a profile; the verdict's ``profile`` says what came of it
+        (``no_device`` where the daemon has no GPU; docs/verdict.md "Profiles").
         """
         body: Dict[str, Any] = {"op": op, "source": source, "backend": backend}
         optional = {"variant": variant, "source_name": source_name, "note": note, "parent": parent,
                     "launch": launch if launch is None or isinstance(launch, str) else list(launch),
                     "flags": None if flags is None else list(flags),
                     "tune": None if tune is None else {k: list(v) for k, v in tune.items()},
-                    "bench": None if bench is None else list(bench)}
+                    "bench": None if bench is None else list(bench), "device_class": device_class}
         body.update({k: v for k, v in optional.items() if v is not None})
+        if profile:
+            body["profile"] = True
         key = idempotency_key or "kwb-py-" + uuid.uuid4().hex
         resp = self._http.request("POST", "/v1/candidates", body=body, headers={"Idempotency-Key": key}, safe=True)
         out = resp.json()
@@ -149,17 +165,20 @@ class Client:
         return cast(Candidate, self._get(f"/v1/candidates/{_path_id(candidate_id)}", {"wait": wait}, timeout))
 
     def candidates(self, *, op: Optional[str] = None, state: Optional[str] = None, status: Optional[str] = None,
-                   limit: Optional[int] = None, before: Optional[int] = None) -> CandidatePage:
-        """``GET /v1/candidates``: one page, newest first (``next`` is the older page's path)."""
-        query = {"op": op, "state": state, "status": status, "limit": limit, "before": before}
+                   mine: Optional[bool] = None, limit: Optional[int] = None, before: Optional[int] = None) -> CandidatePage:
+        """``GET /v1/candidates``: one page, newest first (``next`` is the older page's path);
+        ``mine=True``: only the candidates this token submitted."""
+        query = {"op": op, "state": state, "status": status, "mine": None if mine is None else ("true" if mine else "false"),
+                 "limit": limit, "before": before}
         return cast(CandidatePage, self._get("/v1/candidates", query))
 
     def iter_candidates(self, *, op: Optional[str] = None, state: Optional[str] = None,
-                        status: Optional[str] = None, page_size: int = 100) -> Iterator[Candidate]:
+                        status: Optional[str] = None, mine: Optional[bool] = None,
+                        page_size: int = 100) -> Iterator[Candidate]:
         """Every candidate matching the filters, newest first, page after page."""
         before: Optional[int] = None
         while True:
-            page = self.candidates(op=op, state=state, status=status, limit=page_size, before=before)
+            page = self.candidates(op=op, state=state, status=status, mine=mine, limit=page_size, before=before)
             yield from page["items"]
             nxt = page.get("next")
             if not nxt or "before=" not in nxt:
@@ -169,6 +188,11 @@ class Client:
     def cancel(self, candidate_id: str) -> CancelResult:
         """``POST /v1/candidates/{id}/cancel``: at once when queued, else after the current stage."""
         return cast(CancelResult, self._post(f"/v1/candidates/{_path_id(candidate_id)}/cancel", safe=True))
+
+    def profile(self, candidate_id: str) -> ProfileQueued:
+        """``POST /v1/candidates/{id}/profile``: the candidate evaluated again as a new candidate
+        (``parent`` the given id) with a profile asked for; follow the returned id for its verdict."""
+        return cast(ProfileQueued, self._post(f"/v1/candidates/{_path_id(candidate_id)}/profile", {}))
 
     def events(self, candidate_id: str, *, after: Optional[int] = None, wait: Optional[int] = None) -> EventsPage:
         """``GET /v1/candidates/{id}/events?wait=S&after=N``: the long-poll form of the events."""
@@ -239,6 +263,10 @@ class Client:
 
     # --- review and the library -------------------------------------------------------------
 
+    def source(self, candidate_id: str) -> str:
+        """``GET /v1/candidates/{id}/source``: the source as submitted."""
+        return self._http.request("GET", f"/v1/candidates/{_path_id(candidate_id)}/source").text()
+
     def diff(self, candidate_id: str) -> Diff:
         """``GET /v1/candidates/{id}/diff``: unified diff against the incumbent + per-workload table."""
         return cast(Diff, self._get(f"/v1/candidates/{_path_id(candidate_id)}/diff"))
@@ -258,9 +286,18 @@ class Client:
         """``POST /v1/candidates/{id}/reject`` (reviewer)."""
         return cast(Rejection, self._post(f"/v1/candidates/{_path_id(candidate_id)}/reject", {"reason": reason}))
 
-    def leaderboard(self, op: str, limit: Optional[int] = None) -> Leaderboard:
-        """``GET /v1/leaderboard/{op}``: accepted candidates, best against the incumbent first."""
-        return cast(Leaderboard, self._get(f"/v1/leaderboard/{op}", {"limit": limit}))
+    def leaderboard(self, op: str, limit: Optional[int] = None, *, offset: Optional[int] = None,
+                    sort: Optional[str] = None, decision: Optional[str] = None,
+                    backend: Optional[str] = None) -> Leaderboard:
+        """``GET /v1/leaderboard/{op}``: one page of the accepted candidates, best against the
+        incumbent first (``sort="newest"``: latest first); ``decision`` ``pending`` | ``promoted`` |
+        ``rejected``; ``total`` counts them all, ``next`` is the next page's path."""
+        return cast(Leaderboard, self._get(f"/v1/leaderboard/{op}", {"limit": limit, "offset": offset, "sort": sort,
+                                                                    "decision": decision, "backend": backend}))
+
+    def review(self, op: Optional[str] = None, limit: Optional[int] = None) -> ReviewQueue:
+        """``GET /v1/review`` (reviewer): the winners waiting for a decision, across ops (or one)."""
+        return cast(ReviewQueue, self._get("/v1/review", {"op": op, "limit": limit}))
 
     def library(self, op: Optional[str] = None) -> Library:
         """``GET /v1/library`` (dispatch entries at the head commit) or ``/v1/library/{op}`` (+ history)."""
@@ -269,8 +306,9 @@ class Client:
     def incumbent(self, op: str, *, backend: str = "cpu", variant: Optional[str] = None,
                   device_class: Optional[str] = None) -> Optional[Dict[str, Any]]:
         """The dispatch entry of ``op``/``backend`` (and ``variant``) that a candidate is compared
-        with. The daemon takes the entry of the measuring device's class (``cpu-x86_64``,
-        ``cuda-sm_90``) first, then ``any``: pass ``device_class`` to ask for one; without it,
+        with. The daemon takes the entry of the measuring device's class (``cpu-x86_64-v3``,
+        ``cuda-sm_90``) first, then (for an x86-64 class) a legacy ``cpu-x86_64`` entry, then
+        ``any`` (docs/library.md "Device classes"): pass ``device_class`` to ask for one; without it,
         the one device-specific entry when the library holds exactly one (the usual case: a
         promotion on this daemon's device), else the ``any`` entry. None when the op has no
         entry yet (its first accepted candidate then wins by definition). The verdict's
@@ -279,7 +317,8 @@ class Client:
                    if e.get("op") == op and e.get("backend") == backend and (variant is None or e.get("variant") == variant)]
         by_class: Dict[str, Dict[str, Any]] = {e.get("device_class", ""): e for e in entries}
         if device_class is not None:
-            return by_class.get(device_class) or by_class.get("any")
+            legacy = by_class.get("cpu-x86_64") if device_class.startswith("cpu-x86_64-v") else None
+            return by_class.get(device_class) or legacy or by_class.get("any")
         specific = [c for c in by_class if c != "any"]
         if len(specific) == 1:
             return by_class[specific[0]]

@@ -18,6 +18,7 @@ class Links(TypedDict):
     self: str
     events: str
     cancel: str
+    profile: str
 
 
 class Submission(TypedDict):
@@ -143,6 +144,12 @@ class VerdictSummary(TypedDict, total=False):
     compile_cache: Optional[str]
 
 
+class ProfileOutcome(TypedDict):
+    """``verdict.profile`` (docs/verdict.md "Profiles")."""
+    status: str  # no_device not_applicable skipped unavailable
+    reason: str
+
+
 class Verdict(TypedDict, total=False):
     """``kwb.verdict.v1`` (docs/verdict.md)."""
     schema: str
@@ -157,7 +164,17 @@ class Verdict(TypedDict, total=False):
     device: str
     toolchain: str
     workloads: List[WorkloadResult]
+    compiler_facts: List[Dict[str, Any]]  # cuda forms, per config (docs/verdict.md "Compiler facts")
+    profile: Optional[ProfileOutcome]  # only when asked for with profile=True
     summary: VerdictSummary
+
+
+class ProfileQueued(TypedDict):
+    """``POST /v1/candidates/{id}/profile``: the new candidate that carries the profile."""
+    id: str
+    parent: str
+    state: str
+    links: Links
 
 
 class Candidate(TypedDict, total=False):
@@ -172,10 +189,13 @@ class Candidate(TypedDict, total=False):
     source_sha256: str
     flags: List[str]
     bench: List[str]
+    device_class: Optional[str]
+    profile: bool  # submitted with profile=True
     note: str
     parent: Optional[str]
     attempts: int
     cancel_requested: bool
+    mine: bool  # submitted by the calling token
     created_at: str
     updated_at: str
     finished_at: Optional[str]
@@ -216,7 +236,17 @@ class DiffRow(TypedDict, total=False):
     candidate_ns: Optional[float]
     incumbent_ns: Optional[float]
     vs_incumbent: Optional[float]
+    samples: int
+    stderr_pct: float
     comparison: Comparison
+
+
+class SameSource(TypedDict):
+    """Another candidate with exactly this source (``source_sha256``)."""
+    id: str
+    op: str
+    state: str
+    status: Optional[str]
 
 
 class Diff(TypedDict, total=False):
@@ -233,6 +263,11 @@ class Diff(TypedDict, total=False):
     machine: Optional[Dict[str, Any]]
     workloads: List[DiffRow]
     diff: str
+    author: Optional[str]  # the submitting token's name
+    source_sha256: str
+    bench: List[str]  # the bench subset it was timed on (empty: every bench workload)
+    bench_subset: bool
+    same_source: List[SameSource]
 
 
 class Promotion(TypedDict, total=False):
@@ -250,6 +285,27 @@ class Rejection(TypedDict):
     reason: str
 
 
+class WorkloadEvidence(TypedDict, total=False):
+    """One bench workload as a reviewer reads it: the candidate's median ± (relative standard
+    error of the mean, %) and samples, and the interleaved comparison with the incumbent."""
+    workload: str
+    params: Dict[str, int]
+    median_ns: float
+    stderr_pct: float
+    samples: int
+    comparison: Optional[Comparison]
+
+
+class LeaderboardComparison(TypedDict, total=False):
+    workload: str
+    label: str
+    ratio: float
+    low: float
+    high: float
+    blocks: int
+    samples: int
+
+
 class LeaderboardRow(TypedDict, total=False):
     id: str
     variant: str
@@ -260,12 +316,52 @@ class LeaderboardRow(TypedDict, total=False):
     decision: Optional[str]
     note: str
     finished_at: str
-    evidence: List[Dict[str, Any]]
+    author: Optional[str]  # the submitting token's name
+    source_sha256: str
+    same_source_as: Optional[str]  # the first (fastest) row with exactly this source
+    bench: List[str]
+    bench_subset: bool
+    workloads: List[WorkloadEvidence]
+    comparisons: List[LeaderboardComparison]
+    promotable: Optional[bool]
+    promotable_reason: Optional[str]
 
 
 class Leaderboard(TypedDict):
     op: str
+    distinct_sources: int
+    total: int
+    offset: int
+    limit: int
+    next: Optional[str]
     candidates: List[LeaderboardRow]
+
+
+class ReviewRow(TypedDict, total=False):
+    id: str
+    op: str
+    variant: str
+    backend: str
+    device: str
+    geomean_vs_incumbent: Optional[float]
+    beats_incumbent: Optional[bool]
+    note: str
+    finished_at: str
+    author: Optional[str]
+    source_sha256: str
+    bench: List[str]
+    bench_subset: bool
+    workloads: List[WorkloadEvidence]
+    comparisons: List[LeaderboardComparison]
+    promotable: Optional[bool]
+    promotable_reason: Optional[str]
+    needs_reviewer: bool  # a cuda-launcher: kwb ci promote leaves it to a person
+
+
+class ReviewQueue(TypedDict):
+    """``GET /v1/review`` (reviewer): winners waiting for a decision, oldest first."""
+    pending: int
+    candidates: List[ReviewRow]
 
 
 class DispatchConfig(TypedDict, total=False):
@@ -286,6 +382,8 @@ class DispatchEntry(TypedDict, total=False):
     configs: List[DispatchConfig]
     spec_version: Optional[int]
     current_spec_version: Optional[int]
+    source: Optional[str]  # GET /v1/library/{op} only
+    meta: Optional[Dict[str, Any]]  # GET /v1/library/{op} only
 
 
 class LibraryCommit(TypedDict):
@@ -341,6 +439,22 @@ class SpecVariant(TypedDict, total=False):
     roofline: Dict[str, str]
 
 
+class ContractTemplate(TypedDict, total=False):
+    source: str  # a candidate source to start from
+    complete: bool  # True: a correct kernel shipped with the spec; False: a skeleton to fill in
+    file: Optional[str]
+
+
+class BackendContract(TypedDict, total=False):
+    """What a candidate of one variant and backend implements (docs/specs.md "The contract")."""
+    prototype: str
+    params: List[Dict[str, str]]  # [{"name", "type"}] in order
+    entry: str  # cpu, cuda-launcher: the symbol to define
+    launch_args: str  # cuda: args=(...) of a launch passing every tensor and param
+    note: str
+    template: ContractTemplate
+
+
 class Spec(TypedDict, total=False):
     """``GET /v1/specs/{op}`` (docs/specs.md); later daemons may add keys."""
     op: str
@@ -354,6 +468,7 @@ class Spec(TypedDict, total=False):
     deterministic: bool
     baselines: List[Dict[str, Any]]
     shapes: Dict[str, Any]
+    contract: Dict[str, Dict[str, BackendContract]]  # variant -> backend -> contract
 
 
 class SpecAdded(TypedDict, total=False):
@@ -386,6 +501,7 @@ class Health(TypedDict, total=False):
     backends: List[str]
     queue: Dict[str, int]
     storage: Dict[str, Any]
+    gpus: Dict[str, Any]  # {"lanes": N, "unusable": [{"lane", "reason"}]}
     uptime_s: float
 
 
@@ -397,6 +513,17 @@ class Device(TypedDict, total=False):
     flops_per_s: Optional[float]
     calibrated_at: str
     calibration: Dict[str, Any]
+    device_class: Optional[str]
+    partition: str  # slurm: the partition its job ran in
+    node: str       # slurm: the node that reported it
+    reported_at: str  # slurm: when a worker reported it last
+
+
+class DeviceClass(TypedDict):
+    device_class: str
+    kind: str  # "cpu" | "cuda"
+    partition: Optional[str]  # slurm: where its jobs go; local: None
+    devices: List[str]  # ids of its calibrated devices
 
 
 class CreatedToken(TypedDict):

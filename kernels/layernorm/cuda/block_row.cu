@@ -1,8 +1,12 @@
 // kwb:launch layernorm_f32 grid=(rows) block=(BLOCK) smem=(4 * cols * (1 - min(1, cols / 12289))) args=(x, gamma, beta, y, rows, cols)
 // kwb:tune BLOCK=256,512
 // y = (x - mean) / sqrt(var + 1e-5) * gamma + beta per row, with var the mean of the squared
-// deviations computed in a second pass (exact enough for rows near 1e4, where E[x^2] - mean^2
-// would cancel). Rows of up to 12288 columns are read from global memory once into shared memory.
+// deviations computed in a second pass (E[x^2] - mean^2 would cancel on rows near 1e4). Both
+// passes work on the row shifted by its first element: x - x[0] is exact for values within a
+// factor of two of each other (Sterbenz), so the rounding of the mean is relative to the row's
+// spread, not to its offset (unshifted, a 2-column row near 1e4 whose two values are close got a
+// mean off by a sizeable part of its standard deviation). Rows of up to 12288 columns are read
+// from global memory once into shared memory, shifted.
 #define CACHE_COLS 12288
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -37,24 +41,26 @@ extern "C" __global__ void layernorm_f32(const float* __restrict__ x, const floa
   const bool vec = (cols & 3) == 0 && ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(gamma) |
                                         reinterpret_cast<unsigned long long>(beta) | reinterpret_cast<unsigned long long>(y)) & 15) == 0;
   const int tid = threadIdx.x, nt = blockDim.x;
-  auto at = [&](long long i) { return cached ? cache[i] : __ldg(xr + i); };
+  const float shift = __ldg(xr);
+  auto at = [&](long long i) { return cached ? cache[i] : __ldg(xr + i) - shift; };  // x - x[0]
 
   float s = 0.f;
   if (vec) {
     const float4* x4 = reinterpret_cast<const float4*>(xr);
     for (long long i = tid; i < cols / 4; i += nt) {
-      const float4 v = __ldg(x4 + i);
+      float4 v = __ldg(x4 + i);
+      v = make_float4(v.x - shift, v.y - shift, v.z - shift, v.w - shift);
       if (cached) reinterpret_cast<float4*>(cache)[i] = v;
       s += (v.x + v.y) + (v.z + v.w);
     }
   } else {
     for (long long i = tid; i < cols; i += nt) {
-      const float v = __ldg(xr + i);
+      const float v = __ldg(xr + i) - shift;
       if (cached) cache[i] = v;
       s += v;
     }
   }
-  const float mean = block_sum(s, red) / float(cols);
+  const float mean = block_sum(s, red) / float(cols);  // of the shifted row
   float ss = 0.f;
   for (long long i = tid; i < cols; i += nt) {
     const float d = at(i) - mean;

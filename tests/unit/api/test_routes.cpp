@@ -64,6 +64,10 @@ TEST(Unauthorized, TheMessageSaysWhatIsWrongWithTheHeader) {
             std::string::npos);
   EXPECT_EQ(api::unauthorized_message("Bearer kwb_nope", false), "unknown or revoked token");
   EXPECT_EQ(api::unauthorized_message("bearer kwb_nope", false), "unknown or revoked token");  // scheme: any case
+  // A daemon names its workspace: a token made on another one is the likeliest cause.
+  EXPECT_EQ(api::unauthorized_message("Bearer kwb_nope", false, "/srv/ws"),
+            "token unknown to this daemon's workspace /srv/ws (or revoked): a token belongs to the workspace whose "
+            "`kwb token create` made it; create one for this daemon with `kwb token create --workspace /srv/ws`");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // accepted cuda verdict, with the two clocks made comparable.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "app/baseline_judge.hpp"
 
 namespace {
@@ -60,6 +62,23 @@ TEST(BaselineJudge, SameClocksCompareMediansAsTheyAre) {
   judge.judge(again, baseline_timed("cuda_event", 1, 1, &calls));
   EXPECT_EQ(calls, 1);
   EXPECT_DOUBLE_EQ(*again.workloads[0].vs_baseline, 0.5);
+}
+
+// The baseline's timing is part of the verdict's wall time (summary.wall_ms: analysis to verdict).
+TEST(BaselineJudge, ItsTimeIsStageBaselineAndPartOfWallMs) {
+  app::BaselineJudge judge(catalog());
+  int calls = 0;
+  auto v = verdict("cuda_event", 10000, 2800);
+  v.summary.wall_ms = 100;
+  auto timed = baseline_timed("cuda_event", 15000, 2800, &calls);
+  judge.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    while (std::chrono::steady_clock::now() < until) {}  // the baseline's evaluation takes 20 ms
+    return timed(k, bench);
+  });
+  ASSERT_TRUE(v.summary.stage_ms.contains("baseline"));
+  EXPECT_GE(v.summary.stage_ms.at("baseline"), 20.0);
+  EXPECT_DOUBLE_EQ(v.summary.wall_ms, 100 + v.summary.stage_ms.at("baseline"));
 }
 
 TEST(BaselineJudge, AnEventTimedBaselineLosesItsLaunchLatencyAgainstACuptiTimedCandidate) {

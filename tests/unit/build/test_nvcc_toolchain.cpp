@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "build/compiler_facts.hpp"
 #include "build/launcher_flags.hpp"
 #include "build/nvcc_diagnostics.hpp"
 #include "build/nvcc_toolchain.hpp"
@@ -121,6 +122,7 @@ TEST(NvccToolchain, CommandBuildsASharedObjectForTheArch) {
   EXPECT_TRUE(contains(plain, "/job/candidate.cu"));
   EXPECT_TRUE(contains(plain, "/job/candidate.so"));
   EXPECT_FALSE(contains(plain, "-Xlinker"));  // no libraries asked for: no rpath
+  EXPECT_TRUE(contains(plain, "-Xptxas") && contains(plain, "-v"));  // ptxas's report for the compiler facts
 
   auto tuned = t->command({"-O2", "--use_fast_math"}, "sm_80");
   EXPECT_TRUE(contains(tuned, "-O2"));
@@ -131,6 +133,46 @@ TEST(NvccToolchain, CommandBuildsASharedObjectForTheArch) {
   EXPECT_TRUE(contains(blas, "-lcublas"));
   EXPECT_TRUE(contains(blas, "-rpath=" + (t->toolkit_root() / "lib64").string()));
   EXPECT_TRUE(contains(blas, "--enable-new-dtags"));
+}
+
+// ---------------------------------------------------------------- compiler facts (ptxas -v)
+
+// What nvcc 13.0 printed here for two kernels with -Xptxas -v (the frame line is indented, not
+// prefixed with "ptxas" as in NVRTC's log), between the host compiler's lines.
+constexpr const char* k_nvcc_ptxas_log =
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function '_Z3bigP6float4i' for 'sm_90a'\n"
+    "ptxas info    : Function properties for _Z3bigP6float4i\n"
+    "    256 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 256 bytes cumulative stack size, 1024 bytes smem\n"
+    "ptxas info    : Compile time = 1726.854 ms\n"
+    "candidate.cu(3): warning #177-D: variable \"unused\" was declared but never referenced\n"
+    "ptxas info    : Compiling entry function '_Z5scalePfi' for 'sm_90a'\n"
+    "ptxas info    : Function properties for _Z5scalePfi\n"
+    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 8 registers, used 0 barriers\n";
+
+TEST(NvccToolchain, PtxasReportGivesLauncherFactsPerKernel) {
+  std::string report = ptxas_report_lines(k_nvcc_ptxas_log);
+  EXPECT_EQ(report.find("warning"), std::string::npos);  // only ptxas's lines are kept
+  auto f = launcher_facts("sm_90a", report);
+  EXPECT_EQ(f.config, "default");
+  EXPECT_EQ(f.arch, "sm_90a");
+  EXPECT_EQ(f.source, "nvcc -Xptxas -v");
+  ASSERT_EQ(f.kernels.size(), 2u);
+  const auto& big = f.kernels[0];
+  EXPECT_EQ(big.kernel, "_Z3bigP6float4i");
+  EXPECT_EQ(big.registers, 32);
+  EXPECT_EQ(big.barriers, 1);
+  EXPECT_EQ(big.stack_frame_bytes, 256);
+  EXPECT_EQ(big.spill_store_bytes, 8);
+  EXPECT_EQ(big.spill_load_bytes, 4);
+  EXPECT_EQ(big.static_smem_bytes, 1024);
+  EXPECT_EQ(big.max_threads_per_block, 1024);  // 32 registers do not limit a block
+  EXPECT_TRUE(big.occupancy.empty());          // the host code picks the launch shape
+  EXPECT_EQ(f.kernels[1].kernel, "_Z5scalePfi");
+  EXPECT_EQ(f.kernels[1].registers, 8);
+  EXPECT_TRUE(launcher_facts("sm_90a", "").kernels.empty());
 }
 
 // ---------------------------------------------------------------- flags
@@ -310,6 +352,13 @@ TEST_F(NvccCompile, SmallLauncherBuildsASharedObjectExportingTheEntry) {
   EXPECT_TRUE(exports_function(m_job / "candidate.so", "kwb_test_add_one"))
       << tool_output("nm -D --defined-only", m_job / "candidate.so");
   EXPECT_FALSE(exports_function(m_job / "candidate.so", "kwb_no_such_entry"));
+  // ptxas's report of the real compile gives the kernel's facts.
+  auto facts = launcher_facts("sm_90a", r->ptxas_report);
+  ASSERT_EQ(facts.kernels.size(), 1u) << r->log;
+  EXPECT_EQ(facts.kernels[0].kernel, "_Z7add_onePKfPfl");
+  EXPECT_GT(facts.kernels[0].registers, 0);
+  EXPECT_LT(facts.kernels[0].registers, 64);
+  EXPECT_EQ(facts.kernels[0].spill_store_bytes, 0);
   // No cuBLAS asked for: no rpath.
   EXPECT_EQ(tool_output("readelf -d", m_job / "candidate.so").find("RUNPATH"), std::string::npos);
 }
@@ -432,6 +481,8 @@ TEST_F(NvccCompile, SecondIdenticalCompileIsACacheHit) {
   EXPECT_EQ(second->object_inside, "/job/candidate.so");
   EXPECT_EQ(fs::file_size(job2 / "candidate.so"), size);
   EXPECT_TRUE(exports_function(job2 / "candidate.so", "kwb_test_add_one"));
+  EXPECT_EQ(second->ptxas_report, first->ptxas_report);  // the facts survive a cache hit
+  EXPECT_NE(second->ptxas_report.find("_Z7add_onePKfPfl"), std::string::npos) << second->ptxas_report;
 
   // Another architecture, flag or source is another key.
   req.job_dir = m_job.path();

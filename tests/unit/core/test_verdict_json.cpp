@@ -233,3 +233,103 @@ TEST(VerdictJson, PresentTimeAndRoofline) {
 
 }  // namespace
 }  // namespace kwb::core
+
+namespace kwb::core {
+namespace {
+
+// Issue 19: compiler facts and per-workload feedback survive JSON and back (the table, the MCP
+// tools and `kwb status` read verdicts from their JSON).
+TEST(VerdictJson, FeedbackRoundTrips) {
+  Verdict v = minimal();
+  ConfigFacts c;
+  c.config = "BLOCK=256";
+  c.arch = "sm_90a";
+  c.source = "nvrtc ptxas -v";
+  c.ptx_sha256 = std::string(64, 'a');
+  KernelFacts k;
+  k.kernel = "softmax_rows";
+  k.registers = 40;
+  k.spill_store_bytes = 8;
+  k.spill_load_bytes = 12;
+  k.static_smem_bytes = 1024;
+  k.max_threads_per_block = 1024;
+  k.instructions.ld_global_v4 = 3;
+  k.instructions.wgmma = 1;
+  k.occupancy.push_back({256, 0, 6, 48, 75.0, "registers", 6, {"n1M"}});
+  k.runner = RunnerKernelAttributes{40, 0, 1024, 1024};
+  c.kernels.push_back(k);
+  v.compiler_facts.push_back(c);
+  WorkloadResult w;
+  w.name = "n1M";
+  w.kind = "bench";
+  w.feedback = WorkloadFeedback{"BLOCK=256", 0.25, {{"calibrated", 4e12, 6e13, 15.0, "memory", 62.5, 37.5}}};
+  v.workloads.push_back(w);
+  Json j = to_json(v);
+  EXPECT_EQ(j["compiler_facts"][0]["kernels"][0]["instructions"]["tensor_cores"], true);
+  EXPECT_EQ(j["compiler_facts"][0]["kernels"][0]["occupancy"][0]["limited_by"], "registers");
+  EXPECT_EQ(j["workloads"][0]["feedback"]["roofline"][0]["bound"], "memory");
+  auto back = verdict_from_json(j);
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->compiler_facts.size(), 1u);
+  const auto& bk = back->compiler_facts[0].kernels.at(0);
+  EXPECT_EQ(bk.registers, 40);
+  EXPECT_EQ(bk.spill_load_bytes, 12);
+  EXPECT_EQ(bk.instructions.wgmma, 1);
+  ASSERT_EQ(bk.occupancy.size(), 1u);
+  EXPECT_EQ(bk.occupancy[0].runner_blocks_per_sm, 6);
+  EXPECT_EQ(bk.occupancy[0].workloads, std::vector<std::string>{"n1M"});
+  ASSERT_TRUE(bk.runner);
+  EXPECT_EQ(bk.runner->static_smem_bytes, 1024);
+  ASSERT_TRUE(back->workloads[0].feedback);
+  EXPECT_EQ(back->workloads[0].feedback->roofline[0].headroom_pct, 37.5);
+  EXPECT_EQ(to_json(*back), j);
+  // Older verdicts have neither.
+  Json old = to_json(minimal());
+  old.erase("compiler_facts");
+  old.erase("profile");
+  auto parsed = verdict_from_json(old);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_TRUE(parsed->compiler_facts.empty());
+  EXPECT_FALSE(parsed->profile);
+}
+
+TEST(VerdictJson, SassFactsAndProfileRoundTrip) {
+  Verdict v = minimal();
+  EXPECT_TRUE(to_json(v)["profile"].is_null());  // not asked for
+  ConfigFacts c;
+  c.config = "default";
+  c.sass_note = "no SASS: nvdisasm failed (exit 1)";
+  KernelFacts plain;
+  plain.kernel = "no_sass";
+  c.kernels.push_back(plain);
+  KernelFacts k;
+  k.kernel = "copy4";
+  k.sass = SassMix{};
+  k.sass->instructions = 20;
+  k.sass->ldg_128 = 2;
+  k.sass->stl = 1;
+  k.sass->hgmma = 4;
+  c.kernels.push_back(k);
+  v.compiler_facts.push_back(c);
+  v.profile = ProfileOutcome{"no_device", "no CUDA device on this machine"};
+  Json j = to_json(v);
+  const Json& f = j["compiler_facts"][0];
+  EXPECT_TRUE(f["sass_sha256"].is_null());
+  EXPECT_EQ(f["sass_note"], "no SASS: nvdisasm failed (exit 1)");
+  EXPECT_TRUE(f["kernels"][0]["sass"].is_null());
+  EXPECT_EQ(f["kernels"][1]["sass"]["ldg_128"], 2);
+  EXPECT_EQ(f["kernels"][1]["sass"]["tensor_cores"], true);
+  EXPECT_EQ(j["profile"]["status"], "no_device");
+  auto back = verdict_from_json(j);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(back->compiler_facts[0].kernels[0].sass);
+  ASSERT_TRUE(back->compiler_facts[0].kernels[1].sass);
+  EXPECT_EQ(back->compiler_facts[0].kernels[1].sass->stl, 1);
+  EXPECT_EQ(back->compiler_facts[0].kernels[1].sass->hgmma, 4);
+  ASSERT_TRUE(back->profile);
+  EXPECT_EQ(back->profile->reason, "no CUDA device on this machine");
+  EXPECT_EQ(to_json(*back), j);
+}
+
+}  // namespace
+}  // namespace kwb::core

@@ -49,6 +49,21 @@ TEST_P(ShippedCudaKernelNoDevice, CompilesThenSaysNoDevice) {
   EXPECT_NE(r.verdict["toolchain"].get<std::string>().find("NVRTC"), std::string::npos);
   EXPECT_TRUE(r.verdict["summary"]["stage_ms"].contains("compile"));
   for (const auto& d : r.verdict["diagnostics"]) EXPECT_NE(d["severity"], "error") << d.dump();
+  // Issue 19 without a GPU: NVRTC's compiler facts for every config and kernel (ptxas's registers,
+  // the PTX's instruction mix), and each config's SASS or why there is none.
+  const auto& facts = r.verdict["compiler_facts"];
+  ASSERT_FALSE(facts.empty()) << r.verdict.dump();
+  for (const auto& c : facts) {
+    EXPECT_EQ(c["source"], "nvrtc ptxas -v");
+    EXPECT_EQ(c["cubin_sha256"].get<std::string>().size(), 64u);
+    EXPECT_TRUE(c["sass_sha256"].is_string() != c["sass_note"].is_string()) << c.dump();
+    ASSERT_FALSE(c["kernels"].empty()) << c.dump();
+    for (const auto& k : c["kernels"]) {
+      EXPECT_GT(k["registers"].get<int>(), 0) << k.dump();
+      EXPECT_GT(k["max_threads_per_block"].get<int>(), 0) << k.dump();
+      EXPECT_TRUE(k["instructions"].is_object()) << k.dump();
+    }
+  }
 }
 
 std::string shipped_name(const ::testing::TestParamInfo<Shipped>& info) {

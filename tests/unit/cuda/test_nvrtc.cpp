@@ -4,6 +4,7 @@
 
 #include "../../gpu/cuda_test_support.hpp"
 #include "temp_dir.hpp"
+#include "build/compiler_facts.hpp"
 #include "build/nvrtc_compiler.hpp"
 #include "build/nvrtc_diagnostics.hpp"
 
@@ -53,8 +54,20 @@ TEST(Nvrtc, CompilesConfigsInParallelAndCaches) {
     EXPECT_TRUE((*second)[i].cached);
     EXPECT_EQ((*second)[i].cubin, (*first)[i].cubin);
     EXPECT_EQ((*second)[i].log, (*first)[i].log);
+    EXPECT_EQ((*second)[i].ptx, (*first)[i].ptx);  // the cache keeps the PTX too
     EXPECT_EQ((*second)[i].key, (*first)[i].key);
   }
+  // Issue 19: the worker returns the PTX and ptxas's verbose report (the compiler facts' source).
+  EXPECT_NE((*first)[0].ptx.find(".entry scale"), std::string::npos);
+  auto facts = config_facts("FACTOR=2", "sm_90a", (*first)[0].log, (*first)[0].ptx, {"scale"});
+  ASSERT_EQ(facts.kernels.size(), 1u);
+  EXPECT_GT(facts.kernels[0].registers, 0) << (*first)[0].log;
+  EXPECT_EQ(facts.kernels[0].spill_store_bytes, 0);
+  EXPECT_EQ(facts.kernels[0].instructions.ld_global, 1) << (*first)[0].ptx;
+  EXPECT_EQ(facts.kernels[0].instructions.st_global, 1);
+  EXPECT_EQ(facts.kernels[0].max_threads_per_block, 1024);
+  EXPECT_TRUE(parse_nvrtc_log((*first)[0].log, "candidate.cu", "scale.cu").empty())
+      << "ptxas's info lines must not become diagnostics";
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "cache" / ((*first)[0].key + ".key")));
 }
 
@@ -156,7 +169,7 @@ TEST(CubinKey, EveryInputChangesTheKey) {
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_100a", {"-DB=1"}, "candidate.cu", "src").hex);
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_90a", {"-DB=2"}, "candidate.cu", "src").hex);
   EXPECT_NE(base.hex, cubin_key("13.0", "sm_90a", {"-DB=1"}, "candidate.cu", "src2").hex);
-  EXPECT_EQ(base.text.rfind("kwb-cubin-v2\n", 0), 0u);
+  EXPECT_EQ(base.text.rfind("kwb-cubin-v3\n", 0), 0u);
 }
 
 }  // namespace

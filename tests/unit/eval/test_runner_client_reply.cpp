@@ -39,3 +39,21 @@ TEST(RunnerReply, EveryFieldTheWorkbenchReadsIsTypeChecked) {
 }
 
 }  // namespace
+
+// Issue 19: the gpu runner's kernel attributes (load) and occupancy (dims) are type-checked too.
+TEST(RunnerReply, KernelAttributesAndOccupancyAreTypeChecked) {
+  EXPECT_EQ(reply_problem(json::parse(R"({"ok":true,"seq":1,"kernels":[{"name":"k","registers":28,"static_smem":0,
+                                           "local_bytes":0,"max_threads":1024}]})"),
+                          1),
+            "");
+  EXPECT_EQ(reply_problem(json::parse(R"({"ok":true,"seq":1,"kernels":[]})"), 1), "");  // a launcher's load
+  EXPECT_EQ(reply_problem(json::parse(R"({"ok":true,"seq":1,"occupancy":[8,2]})"), 1), "");
+  for (const char* bad :
+       {R"({"ok":true,"seq":1,"kernels":[{"name":"k","registers":-1,"static_smem":0,"local_bytes":0,"max_threads":1}]})",
+        R"({"ok":true,"seq":1,"kernels":[{"name":7,"registers":1,"static_smem":0,"local_bytes":0,"max_threads":1}]})",
+        R"({"ok":true,"seq":1,"kernels":[{"name":"k","registers":1,"static_smem":0,"local_bytes":0}]})",
+        R"({"ok":true,"seq":1,"kernels":[{"name":"k","registers":1e12,"static_smem":0,"local_bytes":0,"max_threads":1}]})",
+        R"({"ok":true,"seq":1,"kernels":{"name":"k"}})", R"({"ok":true,"seq":1,"kernels":["k"]})",
+        R"({"ok":true,"seq":1,"occupancy":[1,-1]})", R"({"ok":true,"seq":1,"occupancy":"many"})"})
+    EXPECT_NE(reply_problem(json::parse(bad), 1), "") << bad;
+}

@@ -2,8 +2,10 @@
 // runner's replies or its "done" gets sandbox_violation. Real kwb-runner in the real sandbox, on
 // small candidates compiled here.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <cstdio>
@@ -21,6 +23,9 @@ constexpr int64_t k_n = 1 << 16;
 // The runner's --fds CMD,REPLY,SHM,GO,DONE as a candidate finds them.
 const char* k_find_fds = R"(
 #include <fcntl.h>
+#include <sched.h>
+#include <time.h>
+#include <atomic>
 #include <unistd.h>
 #include <cstdint>
 #include <cstdio>
@@ -206,6 +211,84 @@ TEST(RunnerTiming, MoreThreadsThanAllowedIsAViolation) {
     return;
   }
   EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
+}
+
+// This thread (and the runner it starts: affinity is inherited) on one CPU, with a busy thread of
+// the test's own on that CPU too: the machine is as busy as it gets for the runner's main thread.
+class SharedCpu {
+ public:
+  SharedCpu() {
+    ::sched_getaffinity(0, sizeof m_saved, &m_saved);
+    const int cpu = ::sched_getcpu();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ::sched_setaffinity(0, sizeof one, &one);
+    m_hog = std::thread([this, one] {
+      ::sched_setaffinity(0, sizeof one, &one);
+      volatile uint64_t x = 0;
+      while (!m_stop.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  }
+  ~SharedCpu() {
+    m_stop = true;
+    m_hog.join();
+    ::sched_setaffinity(0, sizeof m_saved, &m_saved);
+  }
+
+ private:
+  cpu_set_t m_saved{};
+  std::atomic<bool> m_stop{false};
+  std::thread m_hog;
+};
+
+// A call that uses 10 ms of its thread's CPU, however long that takes on the clock.
+const char* k_ten_ms_of_cpu = R"(
+    timespec t0{}, t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < 10000000LL);
+    for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];)";
+
+// One thread: the time the runner's main thread waited for a CPU is the machine's, not the
+// kernel's (docs/security.md). Sharing a CPU with a busy thread doubles the wall time of each call.
+TEST(RunnerTiming, APreemptedCallIsNotChargedItsWaitsForACpu) {
+  SharedCpu busy;
+  KWB_SESSION(s, k_ten_ms_of_cpu);
+  ASSERT_TRUE(s.runner->call());
+  auto ns = s.runner->time(9, 1 << 20, 10000);
+  ASSERT_TRUE(ns) << ns.error().reason;
+  std::sort(ns->begin(), ns->end());
+  std::printf("[ measured ] 10 ms of CPU beside a busy thread on the same CPU: median sample %.2f ms\n",
+              double((*ns)[4]) / 1e6);
+  EXPECT_GE((*ns)[0], 9'500'000) << "never below the CPU time the call used";
+  EXPECT_LT((*ns)[4], 13'000'000) << "the waits for a CPU were charged to the kernel";
+  EXPECT_TRUE(s.output_right());
+}
+
+// The correction cannot hide work: a second thread that computes while the main one yields (so
+// the main thread's waits would cover the work) is charged the CPU time the runner used.
+TEST(RunnerTiming, WorkOfASecondThreadWhileTheFirstYieldsIsCharged) {
+  SharedCpu busy;
+  KWB_SESSION(s, R"(
+    std::atomic<bool> done{false};
+    std::thread helper([&] {
+      timespec t0{}, t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+      do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < 10000000LL);
+      for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+      done = true;
+    });
+    while (!done) sched_yield();
+    helper.join();)");
+  ASSERT_TRUE(s.runner->call());
+  auto ns = s.runner->time(5, 1 << 20, 10000);
+  if (!ns) {  // caught as work outside the timed call: as good
+    EXPECT_EQ(ns.error().status, core::Status::sandbox_violation) << ns.error().reason;
+    return;
+  }
+  for (int64_t v : *ns) EXPECT_GE(v, 9'500'000) << "the helper thread's 10 ms of work were hidden";
 }
 
 TEST(RunnerTiming, AReplyOfTheWrongTypeIsAViolationNotACrash) {

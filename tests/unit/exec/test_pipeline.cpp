@@ -9,6 +9,7 @@
 
 #include "exec/pipeline.hpp"
 #include "store/database.hpp"
+#include "store/event_repository.hpp"
 #include "temp_dir.hpp"
 #include "tmpfs_mount.hpp"
 
@@ -21,7 +22,8 @@ using namespace std::chrono_literals;
 // Behaviour chosen by the candidate's note.
 class FakeEvaluation : public eval::Evaluation {
  public:
-  FakeEvaluation(std::string note, std::shared_future<void> release) : m_note(std::move(note)), m_release(release) {}
+  FakeEvaluation(std::string note, std::shared_future<void> release, eval::ProgressFn progress = nullptr)
+      : m_note(std::move(note)), m_release(release), m_progress(std::move(progress)) {}
   bool analyze() override {
     if (m_note == "throw-in-analyze") throw std::runtime_error("boom from analyze");
     return true;
@@ -45,10 +47,14 @@ class FakeEvaluation : public eval::Evaluation {
     return v;
   }
   std::string device_key() const override { return "cpu"; }
+  void report(const eval::StageEvent& e) override {
+    if (m_progress) m_progress(e);
+  }
 
  private:
   std::string m_note;
   std::shared_future<void> m_release;
+  eval::ProgressFn m_progress;
 };
 
 struct Rig {
@@ -65,10 +71,10 @@ struct Rig {
     return *store::CandidateRepository(db).insert(r, nullptr);
   }
   EvaluationFactory factory() {
-    return [this](const store::CandidateRecord& rec, const std::string&, eval::ProgressFn)
+    return [this](const store::CandidateRecord& rec, const std::string&, eval::ProgressFn progress)
                -> util::Result<std::unique_ptr<eval::Evaluation>> {
       ++made;
-      return std::make_unique<FakeEvaluation>(rec.note, release);
+      return std::make_unique<FakeEvaluation>(rec.note, release, std::move(progress));
     };
   }
   std::optional<store::CandidateRecord> get(const std::string& id) {
@@ -121,6 +127,40 @@ TEST(Pipeline, AnExceptionInAStageBecomesAnErrorVerdictAndTheWorkersCarryOn) {
   EXPECT_NE(b.verdict["reason"].get<std::string>().find("boom from analyze"), std::string::npos) << b.verdict.dump();
   EXPECT_EQ(c.status, "accepted") << "the lane or the worker died with the exception";
   p.stop();
+}
+
+// The comparison with the incumbent runs inside the decide stage: an agent reading the events
+// sees the stage start once, the judge's notes as progress, then the stage's one end event (with
+// the status the judge left), then the verdict.
+TEST(Pipeline, TheDecideStageEndsAfterTheJudgeAndItsNotesAreProgress) {
+  test::TempDir dir;
+  Rig rig(dir.path());
+  PipelineConfig cfg = config();
+  cfg.judge = [](const store::CandidateRecord&, const std::string&, core::Verdict& v, eval::Evaluation& e) {
+    e.report(eval::StageEvent{eval::Stage::decide, false, "preparing the incumbent kernels/x.cpp", std::nullopt, true});
+    e.report(eval::StageEvent{eval::Stage::decide, false, "n1M: 1.020x [1.01, 1.03] faster after 4 blocks", std::nullopt, true});
+    v.status = core::Status::incorrect;  // e.g. failed during the interleaved timing
+  };
+  Pipeline p(rig.db, rig.objects, rig.factory(), rig.hub, cfg);
+  ASSERT_TRUE(p.start());
+  auto c = rig.add("fine");
+  p.submitted(c);
+  ASSERT_TRUE(rig.eventually([&] { return rig.done(c.id); }));
+  p.stop();
+  auto events = store::EventRepository(rig.db).after(c.id, 0);
+  ASSERT_TRUE(events.has_value());
+  std::vector<std::string> seen;  // the decide stage's events and the verdict, in order
+  for (const auto& e : *events) {
+    if (e.kind == "stage" && e.data["stage"] == "decide")
+      seen.push_back(std::string(e.data["finished"].get<bool>() ? "end:" : "start:") + e.data.value("detail", ""));
+    else if (e.kind == "progress" && e.data["stage"] == "decide")
+      seen.push_back("note:" + e.data.value("detail", ""));
+    else if (e.kind == "verdict")
+      seen.push_back("verdict:" + e.data.value("status", ""));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"start:", "note:preparing the incumbent kernels/x.cpp",
+                                            "note:n1M: 1.020x [1.01, 1.03] faster after 4 blocks", "end:incorrect",
+                                            "verdict:incorrect"}));
 }
 
 TEST(Pipeline, ACandidateInterruptedTwiceGetsAnErrorVerdictInsteadOfAThirdRun) {

@@ -172,6 +172,31 @@ TEST(Decision, DefaultsAreSafeAgainstTheStaticBiasBetweenTwoRunnerProcesses) {
   EXPECT_EQ(p.confidence, 0.99);
 }
 
+TEST(Decision, CpuComparisonsAreSafeAgainstTheLargerBiasBetweenTwoCpuRunnerProcesses) {
+  // Identical kernels on the CPU read 0.968-1.033x with intervals of about +-1.5 % (one trial:
+  // 1.033x [1.019, 1.042], docs/benchmarks/decide.md): the CPU's margins must not call that a win.
+  Policy p;
+  const Policy cpu = policy_for(p, "cpu-x86_64-v3");
+  EXPECT_GE(cpu.min_gain_pct, 5.0);
+  EXPECT_GE(cpu.same_margin_pct, 4.0);
+  core::Comparison c;
+  c.ratio = 1.038;
+  c.low = 1.03;
+  c.high = 1.046;
+  c.label = label_of(c.low, c.high, cpu);
+  EXPECT_EQ(c.label, "faster");
+  EXPECT_FALSE(decide({{"n1M", c}, {"n16M", c}}, cpu).promotable);
+  EXPECT_TRUE(decide({{"n1M", c}, {"n16M", c}}, p).promotable) << "the GPU margin alone would call it a win";
+  EXPECT_EQ(label_of(0.968, 1.033, cpu), "same");
+  // The GPU keeps its own margins; a policy's larger margins stay larger on the CPU.
+  const Policy gpu = policy_for(p, "cuda-sm90");
+  EXPECT_EQ(gpu.min_gain_pct, p.min_gain_pct);
+  EXPECT_EQ(gpu.same_margin_pct, p.same_margin_pct);
+  Policy strict = p;
+  strict.min_gain_pct = 8;
+  EXPECT_EQ(policy_for(strict, "cpu-x86_64").min_gain_pct, 8.0);
+}
+
 TEST(NeedsMoreBlocks, StopsOnceTheDecisionCannotChange) {
   Policy p = policy();
   auto c = [&](double r, double lo, double hi) { return cmp("w", r, lo, hi).comparison; };

@@ -20,7 +20,7 @@ TEST(Dispatch, ParsesAndFindsTheDeviceClassBeforeAny) {
   ASSERT_EQ(d->entries.size(), 2u);
   EXPECT_EQ(d->incumbent("softmax", "f32", "cuda", "cuda-sm_90")->kernel, "softmax/cuda/b.cu");
   EXPECT_EQ(d->incumbent("softmax", "f32", "cuda", "cuda-sm_80")->kernel, "softmax/cuda/a.cu");
-  EXPECT_EQ(d->incumbent("softmax", "f32", "cpu", "cpu-x86_64"), nullptr);
+  EXPECT_EQ(d->incumbent("softmax", "f32", "cpu", "cpu-x86_64-v3"), nullptr);
   const auto& c = d->find("softmax", "f32", "cuda", "cuda-sm_90")->configs.at(0);
   EXPECT_EQ(c.tune.at("BLOCK"), 256);
   EXPECT_EQ(c.params.at("cols"), 4096);

@@ -137,7 +137,11 @@ TEST(Referee, StoredRecordsAreNeverTheBasisOfADecision) {
   Referee referee(*f.repo, *f.db);
   CannedEvaluation open(f.spec(), timed(1000, 20000));
   core::Verdict v = timed(1000, 20000);
+  v.summary.wall_ms = 500;  // analysis to the end of benchmark
   referee.judge(candidate("a"), v, &open, f.prepare([] { return timed(2000, 40000); }, nullptr));
+  // wall_ms runs to the verdict: the decide stage's time is part of it (issue 17, point 13).
+  ASSERT_TRUE(v.summary.stage_ms.count("decide"));
+  EXPECT_DOUBLE_EQ(v.summary.wall_ms, 500 + v.summary.stage_ms["decide"]);
   EXPECT_FALSE(v.summary.beats_incumbent) << v.reason;
   EXPECT_FALSE(v.summary.geomean_vs_incumbent);
   EXPECT_FALSE(v.workloads[0].vs_incumbent);

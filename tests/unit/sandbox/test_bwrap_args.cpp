@@ -141,6 +141,23 @@ TEST(BwrapArgs, GpuBindsExistingNvidiaNodesAndSys) {
   EXPECT_GT(find_seq(a, {"--dev-bind"}), find_seq(a, {"--dev", "/dev"}));  // inside the new /dev
 }
 
+TEST(BwrapArgs, AGpuLaneBindsItsOwnGpuNodeOnly) {
+  TempDir dev;
+  for (const char* name : {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0", "nvidia1", "nvidia10"}) {
+    write_text(dev / name, "");
+  }
+  Request req = sample();
+  req.profile.gpu = true;
+  req.profile.gpu_minor = 1;
+  Args a = bwrap_argv(req, {-1, -1, dev.path()});
+  EXPECT_EQ(std::count(a.begin(), a.end(), "--dev-bind"), 4);  // the 3 shared nodes and nvidia1
+  EXPECT_GE(find_seq(a, {"--dev-bind", (dev / "nvidia1").string(), "/dev/nvidia1"}), 0);
+  EXPECT_GE(find_seq(a, {"--dev-bind", (dev / "nvidiactl").string(), "/dev/nvidiactl"}), 0);
+  EXPECT_GE(find_seq(a, {"--dev-bind", (dev / "nvidia-uvm").string(), "/dev/nvidia-uvm"}), 0);
+  EXPECT_EQ(find_seq(a, {"/dev/nvidia0"}), -1);
+  EXPECT_EQ(find_seq(a, {"/dev/nvidia10"}), -1);
+}
+
 TEST(BwrapArgs, ProfilesHaveTheDocumentedDefaults) {
   Profile c = compile_profile();
   EXPECT_EQ(c.name, "compile");

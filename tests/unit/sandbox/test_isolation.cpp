@@ -1,6 +1,7 @@
 // What the command can see and do inside the sandbox: real bwrap.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -299,6 +300,47 @@ TEST(SandboxIsolation, StrictFilterKillsOnProbesAndNewProcessesButAllowsThreads)
   // The ordinary filter still refuses a socket quietly (compilers and the GPU runner get it).
   Outcome quiet = run_ok(make_request(job, {"/usr/bin/python3", "-c", "import socket\ntry:\n socket.socket()\nexcept OSError as e:\n print(e.errno)"}));
   EXPECT_EQ(quiet.stdout_text, "1\n") << quiet.stderr_text;
+}
+
+TEST(SandboxIsolation, OpeningADecoyHostSecretIsReportedAndAnythingElseIsNot) {
+  // Issue 15 #13: /etc/shadow is not in the sandbox, so reading it failed quietly (ENOENT) and
+  // the attempt was invisible. Candidate runs get decoys there: the open is seen from outside.
+  TempDir job;
+  Profile p = run_profile();
+  p.decoys = candidate_decoys();
+  // Honest work (including probes of missing files and stats of the decoys) reports nothing.
+  Outcome honest = run_ok(shell(job, "cat /nonexistent 2>/dev/null; test -e /etc/shadow && echo present; ls /job >/dev/null", p));
+  EXPECT_TRUE(honest.ok()) << honest.stderr_text;
+  EXPECT_EQ(honest.stdout_text, "present\n");
+  EXPECT_TRUE(honest.decoys_opened.empty());
+  EXPECT_EQ(breach(honest, "the command").kind, Breach::none);
+  // Reading two of them is reported by path, the contents are fake, and the breach names them.
+  Outcome o = run_ok(shell(job, "head -c 12 /etc/shadow; cat /root/.ssh/id_rsa > /dev/null; echo", p));
+  EXPECT_TRUE(o.ok()) << o.stderr_text;
+  EXPECT_EQ(o.stdout_text, "root:$6$kwbd\n");
+  EXPECT_EQ(o.decoys_opened, (std::vector<std::string>{"/etc/shadow", "/root/.ssh/id_rsa"}));
+  auto b = breach(o, "the command");
+  EXPECT_EQ(b.kind, Breach::decoy);
+  EXPECT_NE(b.reason.find("/etc/shadow, /root/.ssh/id_rsa"), std::string::npos) << b.reason;
+  // While it runs: Process::decoys_opened sees the open before the command ends. The command
+  // writes to a FIFO in the job dir after its cat; reading it here is the synchronisation.
+  auto fifo = job / "after_cat";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  auto proc = spawn(shell(job, "cat /etc/gshadow >/dev/null; echo done > /job/after_cat; exec sleep 60", p));
+  ASSERT_TRUE(proc.has_value()) << proc.error().what();
+  {
+    std::ifstream in(fifo);  // blocks until the command opens the FIFO for writing
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "done");
+  }
+  EXPECT_EQ((*proc)->decoys_opened(), std::vector<std::string>{"/etc/gshadow"});
+  (*proc)->kill();
+  auto killed = (*proc)->wait(std::chrono::seconds(10));
+  EXPECT_EQ(killed.decoys_opened, std::vector<std::string>{"/etc/gshadow"});
+  // Without the profile's decoys there is nothing at those paths.
+  Outcome plain = run_ok(shell(job, "test -e /etc/shadow && echo present || echo absent"));
+  EXPECT_EQ(plain.stdout_text, "absent\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // a template — shipped in the spec folder, or a skeleton from the prototype.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -39,7 +40,8 @@ TEST(Contract, PrototypesPerBackend) {
   EXPECT_EQ(c["f32"]["cpu"]["params"][3], (nlohmann::json{{"name", "m"}, {"type", "int64_t"}}));
 }
 
-// Every starter op ships a cpu template for each variant; backends without one get a skeleton.
+// Every starter op ships a cpu, a cuda and a cuda-launcher template for each variant; a spec
+// added without templates (POST /v1/specs, `kwb spec new`) gets skeletons.
 TEST(Contract, ShippedTemplatesAndSkeletons) {
   for (const char* op : {"vector_add", "row_sum", "softmax", "rmsnorm", "layernorm", "transpose", "gemm", "histogram",
                          "prefix_sum"}) {
@@ -50,16 +52,25 @@ TEST(Contract, ShippedTemplatesAndSkeletons) {
       EXPECT_TRUE(cpu.complete);
       EXPECT_EQ(cpu.file, "template." + v.name + ".cpp");
       EXPECT_NE(cpu.source.find("extern \"C\" void " + v.entry + "("), std::string::npos);
+      auto cuda = candidate_template(s, v, "cuda");
+      EXPECT_TRUE(cuda.complete);
+      EXPECT_EQ(cuda.file, "template." + v.name + ".cu");
+      EXPECT_NE(cuda.source.find("// kwb:launch "), std::string::npos) << cuda.source;
+      EXPECT_NE(cuda.source.find("extern \"C\" __global__ void "), std::string::npos) << cuda.source;
+      // The launcher's host entry is the contract's prototype, character for character.
+      auto launcher = candidate_template(s, v, "cuda-launcher");
+      EXPECT_TRUE(launcher.complete) << v.name;
+      EXPECT_EQ(launcher.file, "template." + v.name + ".launcher.cu");
+      std::string entry = prototype_text(v.entry, entry_params(s, v, "cuda-launcher"), false);
+      std::string flat;  // the source with each run of blanks and line breaks read as one blank
+      for (char ch : launcher.source)
+        if (!(std::isspace(static_cast<unsigned char>(ch)) && !flat.empty() && flat.back() == ' '))
+          flat += std::isspace(static_cast<unsigned char>(ch)) ? ' ' : ch;
+      EXPECT_NE(flat.find("extern \"C\" " + entry + " {"), std::string::npos) << entry << "\n" << launcher.source;
+      EXPECT_EQ(launcher.source.find("// kwb:launch"), std::string::npos) << "a launcher has no launch plan";
     }
   }
   auto s = load("softmax");
-  auto launcher = candidate_template(s, s.variants[0], "cuda-launcher");
-  if (!launcher.complete) {
-    EXPECT_TRUE(launcher.file.empty());
-    EXPECT_NE(launcher.source.find("extern \"C\" " + prototype_text("kwb_softmax_f32", entry_params(s, s.variants[0], "cuda-launcher"), false)),
-              std::string::npos)
-        << launcher.source;
-  }
   core::Spec bare = s;
   bare.templates.clear();
   auto cuda = candidate_template(bare, bare.variants[0], "cuda");

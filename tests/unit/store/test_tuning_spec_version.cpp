@@ -36,8 +36,9 @@ TEST(TuningSpecVersion, MigrationKeepsOldRecordsAsVersionOne) {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
     std::string sql;
-    for (size_t i = 0; i + 1 < migrations().size(); ++i) sql += migrations()[i];
-    sql += "PRAGMA user_version=" + std::to_string(migrations().size() - 1) + ";";
+    const size_t before = 5;  // migration 6 (index 5) is the one under test; later ones run after it
+    for (size_t i = 0; i < before; ++i) sql += migrations()[i];
+    sql += "PRAGMA user_version=" + std::to_string(before) + ";";
     sql += "INSERT INTO tuning_records (op, variant, backend, workload, params, source_sha256, device, toolchain, "
            "workbench, median_ns, stderr_pct, samples) VALUES ('vector_add', 'f32', 'cpu', 'n1M', '{\"n\":1048576}', '" +
            std::string(64, 'a') + "', 'cpu', 'g++ 12', '0.1.0', 1000, 0.1, 30);";

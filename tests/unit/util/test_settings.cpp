@@ -63,7 +63,11 @@ TEST_F(SettingsTest, Defaults) {
 TEST_F(SettingsTest, EveryTableEntryHasANonEmptyValue) {
   auto s = Settings::from_environment();
   for (const auto& info : setting_table()) {
-    if (std::string(info.name) == "specs") {  // a list of extra spec folders: none by default
+    // Empty by default: a list of extra spec folders (none); the Slurm settings that fall back to
+    // the cluster's own defaults (partition) or to PATH, and the extra sbatch arguments (none).
+    static const std::set<std::string> k_empty = {"specs", "slurm-partition", "slurm-gpu-partition",
+                                                  "slurm-device-classes", "slurm-sbatch-args", "slurm-bin-dir"};
+    if (k_empty.contains(info.name)) {
       EXPECT_EQ(s.get(info.name), "");
       continue;
     }
@@ -119,6 +123,22 @@ TEST_F(SettingsTest, UnknownNameErrorNamesTheSetting) {
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("specsdir"), std::string::npos) << e.what();
   }
+}
+
+// A subcommand reads only what it declared (issue 17, point 12: its --help lists just those).
+TEST_F(SettingsTest, LimitedSettingsRefuseUndeclaredReads) {
+  auto s = Settings::from_environment();
+  EXPECT_NO_THROW(s.get("gpu-clock"));  // not limited yet: everything is readable
+  s.limit_to({"workspace"}, "kwb token list");
+  EXPECT_NO_THROW(s.get("workspace"));
+  try {
+    s.get("gpu-clock");
+    FAIL() << "an undeclared read went through";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'gpu-clock'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kwb token list"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(s.limit_to({"no-such-setting"}, "kwb x"), std::logic_error);
 }
 
 TEST_F(SettingsTest, ExecutableDirIsThisTestsFolder) {

@@ -9,16 +9,36 @@
 // zeros elsewhere), GPU references of vector_add writing doubles ("vadd_ref" honest, "vadd_ref_off"
 // off by one in its last element, "vadd_ref_fault" an illegal address), plus the runner's helper
 // kernels (no-ops). Only what the runner calls is implemented.
+//
+// Several devices (docs/architecture.md "Lanes"), configured by files beside this library (they
+// travel into the sandbox with its folder; the sandbox's environment is cleared):
+//  - fake_gpu_count: how many devices the machine has (default 1), all of one model; device i
+//    has PCI bus id 0000:<0x10+i>:00.0 and UUID GPU-6b776266-616b-6500-0000-0000000000<i>;
+//  - CUDA_VISIBLE_DEVICES (the process's environment) selects and orders them as the real driver
+//    does: indices or GPU-<uuid>, the list ending at the first entry that names none;
+//  - fake_gpu_fail_warmup: physical indices whose device fails the runner's warm-up (its helper
+//    kernels end with an uncorrectable ECC error);
+//  - fake_gpu_busy_<i>, where present: device i is held with flock from a candidate's (or
+//    reference's) first launch to the next synchronisation; a launch that finds it held by
+//    another process fails with CUDA_ERROR_DEVICE_UNAVAILABLE ("two at once on one GPU"), so an
+//    evaluation that overlaps another one on the same device cannot pass unnoticed.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -91,6 +111,84 @@ const Kernel k_kernels[] = {
     {"kwb_noop", 0, [](void**, unsigned, unsigned) {}},
 };
 
+// The folder of this library (configuration files live there).
+std::string own_dir() {
+  Dl_info self{};
+  if (!::dladdr(reinterpret_cast<void*>(&own_dir), &self) || !self.dli_fname) return "";
+  std::string path = self.dli_fname;
+  return path.substr(0, path.rfind('/') + 1);
+}
+
+std::string config_line(const char* file) {
+  std::ifstream in(own_dir() + file);
+  std::string line;
+  if (in) std::getline(in, line);
+  return line;
+}
+
+int physical_count() {
+  int n = std::atoi(config_line("fake_gpu_count").c_str());
+  return n > 0 ? n : 1;
+}
+
+std::string uuid_text(int physical) {
+  char s[64];
+  std::snprintf(s, sizeof s, "GPU-6b776266-616b-6500-0000-0000000000%02x", physical);
+  return s;
+}
+
+// Visible ordinal -> physical index (CUDA_VISIBLE_DEVICES).
+std::vector<int> visible_devices() {
+  const int n = physical_count();
+  std::vector<int> out;
+  const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!env) {
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::stringstream in(env);
+  for (std::string item; std::getline(in, item, ',');) {
+    int found = -1;
+    if (item.rfind("GPU-", 0) == 0) {
+      for (int i = 0; i < n; ++i)
+        if (uuid_text(i) == item) found = i;
+    } else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+      found = std::atoi(item.c_str());
+      if (found >= n) found = -1;
+    }
+    if (found < 0) break;
+    out.push_back(found);
+  }
+  return out;
+}
+
+bool fails_warm_up(int physical) {
+  std::stringstream in(config_line("fake_gpu_fail_warmup"));
+  for (int i; in >> i;)
+    if (i == physical) return true;
+  return false;
+}
+
+int g_current = -1;     // the physical device of the current context
+int g_busy_fd = -1;     // fake_gpu_busy_<device>, held between a launch and a synchronisation
+bool g_holding = false;
+
+bool hold_device() {
+  if (g_holding) return true;
+  if (g_busy_fd < 0) {
+    g_busy_fd = ::open((own_dir() + "fake_gpu_busy_" + std::to_string(g_current)).c_str(), O_RDONLY | O_CLOEXEC);
+    if (g_busy_fd < 0) return true;  // not checked in this set-up
+  }
+  if (::flock(g_busy_fd, LOCK_EX | LOCK_NB) != 0) return false;
+  g_holding = true;
+  return true;
+}
+
+void release_device() {
+  if (g_holding) ::flock(g_busy_fd, LOCK_UN);
+  g_holding = false;
+}
+
 const Kernel* find(const char* name) {
   for (const auto& k : k_kernels)
     if (std::strcmp(k.name, name) == 0) return &k;
@@ -100,6 +198,7 @@ const Kernel* find(const char* name) {
 CUresult wait() {
   while (g_hang) std::this_thread::sleep_for(std::chrono::seconds(1));
   g_busy = false;
+  release_device();
   return g_sticky;
 }
 
@@ -109,20 +208,23 @@ extern "C" {
 
 CUresult CUDAAPI cuInit(unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuDriverGetVersion(int* v) { return *v = 13000, CUDA_SUCCESS; }
-CUresult CUDAAPI cuDeviceGetCount(int* n) { return *n = 1, CUDA_SUCCESS; }
-CUresult CUDAAPI cuDeviceGet(CUdevice* d, int) { return *d = 0, CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGetCount(int* n) { return *n = int(visible_devices().size()), CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
+  auto visible = visible_devices();
+  if (ordinal < 0 || ordinal >= int(visible.size())) return CUDA_ERROR_INVALID_DEVICE;
+  return *d = visible[size_t(ordinal)], CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
   // A copy of this library next to a file fake_gpu_name plays that model (one with a data sheet,
   // for its figures); the file travels into the sandbox with the library's folder.
-  std::string model = "Fake GPU (kwb tests)";
-  Dl_info self{};
-  if (::dladdr(reinterpret_cast<void*>(&cuDeviceGetName), &self) && self.dli_fname) {
-    std::string path = self.dli_fname;
-    std::ifstream in(path.substr(0, path.rfind('/') + 1) + "fake_gpu_name");
-    std::string line;
-    if (in && std::getline(in, line) && !line.empty()) model = line;
-  }
+  std::string model = config_line("fake_gpu_name");
+  if (model.empty()) model = "Fake GPU (kwb tests)";
   std::strncpy(name, model.c_str(), size_t(len));
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice d) {
+  const char bytes[16] = {'k', 'w', 'b', 'f', 'a', 'k', 'e', 0, 0, 0, 0, 0, 0, 0, 0, char(d)};
+  std::memcpy(uuid->bytes, bytes, 16);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
@@ -139,12 +241,15 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceTotalMem(size_t* b, CUdevice) { return *b = size_t(1) << 32, CUDA_SUCCESS; }
-CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice) {
-  std::strncpy(id, "0000:00:00.0", size_t(len));
+CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
+  char s[32];
+  std::snprintf(s, sizeof s, "0000:%02x:00.0", 0x10 + d);
+  std::strncpy(id, s, size_t(len));
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
-  *c = reinterpret_cast<CUcontext>(0x1);
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+  g_current = d;
+  *c = reinterpret_cast<CUcontext>(uintptr_t(0x100 + d));
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUDA_SUCCESS; }
@@ -216,7 +321,13 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstr
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
                                 unsigned, CUstream, void** params, void**) {
   if (g_sticky != CUDA_SUCCESS) return g_sticky;
-  reinterpret_cast<Kernel*>(f)->run(params, gx, bx);
+  const auto* k = reinterpret_cast<Kernel*>(f);
+  if (std::strncmp(k->name, "kwb_", 4) == 0) {  // the runner's helpers: warm-up and flushes
+    if (fails_warm_up(g_current)) g_sticky = CUDA_ERROR_ECC_UNCORRECTABLE;
+  } else if (!hold_device()) {
+    return g_sticky = CUDA_ERROR_DEVICE_UNAVAILABLE;
+  }
+  k->run(params, gx, bx);
   g_busy = true;
   return CUDA_SUCCESS;
 }
@@ -241,11 +352,19 @@ CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGetErrorName(CUresult rc, const char** s) {
-  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
+  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS       ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+       : rc == CUDA_ERROR_ECC_UNCORRECTABLE   ? "CUDA_ERROR_ECC_UNCORRECTABLE"
+       : rc == CUDA_ERROR_DEVICE_UNAVAILABLE  ? "CUDA_ERROR_DEVICE_UNAVAILABLE"
+       : rc == CUDA_ERROR_INVALID_DEVICE      ? "CUDA_ERROR_INVALID_DEVICE"
+                                              : "CUDA_ERROR_UNKNOWN";
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGetErrorString(CUresult rc, const char** s) {
-  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered" : "unknown error";
+  *s = rc == CUDA_ERROR_ILLEGAL_ADDRESS      ? "an illegal memory access was encountered"
+       : rc == CUDA_ERROR_ECC_UNCORRECTABLE  ? "uncorrectable ECC error encountered"
+       : rc == CUDA_ERROR_DEVICE_UNAVAILABLE ? "fake device in use by another process at the same time"
+       : rc == CUDA_ERROR_INVALID_DEVICE     ? "invalid device ordinal"
+                                             : "unknown error";
   return CUDA_SUCCESS;
 }
 

@@ -1,0 +1,391 @@
+// The Slurm executor against a real Slurm on localhost (slurm_cluster.hpp; docs/fleet.md):
+// verdicts through Slurm jobs, a killed job run again with one verdict, cancellation scancels
+// the job, and a daemon killed with 10 jobs in flight re-attaches to them on restart. Skipped,
+// saying why, only where the Slurm or MUNGE binaries are not installed.
+#include <httplib.h>
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "daemon_support.hpp"
+#include "library/device_class.hpp"
+#include "light_bench_specs.hpp"
+#include "slurm_cluster.hpp"
+
+namespace {
+
+using namespace kwb::test;
+
+const char* k_honest =
+    "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) "
+    "{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n";
+const char* k_wrong =
+    "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) "
+    "{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i]; }\n";
+
+class SlurmExecutor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = SlurmCluster::missing(); !why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
+    std::string error;
+    ASSERT_TRUE(m_cluster.start(&error)) << error;
+    char tmpl[] = "/tmp/kwb-slurm-test-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(tmpl));
+    m_root = tmpl;
+    m_specs = light_vector_add_specs(m_root);
+  }
+  void TearDown() override {
+    m_daemon.stop();
+    m_cluster.stop();
+    std::error_code ec;
+    if (!m_root.empty()) std::filesystem::remove_all(m_root, ec);
+  }
+
+  std::vector<std::string> args(const std::string& budget_ms, bool slurm = true) const {
+    std::vector<std::string> a = {"--no-auth", "--time-budget-ms", budget_ms, "--specs-dir", m_specs.string()};
+    // The worker's node-local folder: one per build tree, so the node is calibrated once.
+    if (slurm)
+      a.insert(a.end(), {"--executor", "slurm", "--slurm-poll-ms", "100", "--worker-dir",
+                         (bin_dir().parent_path() / "slurm-worker").string()});
+    return a;
+  }
+  void start_daemon(const std::string& budget_ms, bool slurm = true) {
+    std::string error;
+    ASSERT_TRUE(m_daemon.start(args(budget_ms, slurm), m_root / (slurm ? "ws" : "ws-local"), &error)) << error;
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", m_daemon.port());
+    c.set_read_timeout(120, 0);
+    return c;
+  }
+  std::string submit(const std::string& source) {
+    auto r = client().Post("/v1/candidates", nlohmann::json{{"op", "vector_add"}, {"source", source}}.dump(),
+                           "application/json");
+    if (!r || r->status != 202) return "";
+    return nlohmann::json::parse(r->body)["id"];
+  }
+  nlohmann::json get(const std::string& path) const {
+    auto r = client().Get(path);
+    return r ? nlohmann::json::parse(r->body, nullptr, false) : nlohmann::json();
+  }
+  // The candidate once terminal (bounded: `limit_s`).
+  nlohmann::json finished(const std::string& id, int limit_s = 300) const {
+    nlohmann::json got;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+    do {
+      got = get("/v1/candidates/" + id + "?wait=30");
+      if (got.is_object() && (got["state"] == "done" || got["state"] == "cancelled")) return got;
+    } while (std::chrono::steady_clock::now() < deadline);
+    return got;
+  }
+  std::vector<nlohmann::json> events(const std::string& id, const std::string& kind) const {
+    std::vector<nlohmann::json> out;
+    auto e = get("/v1/candidates/" + id + "/events?wait=0");
+    for (const auto& ev : e["events"])
+      if (ev["kind"] == kind) out.push_back(ev);
+    return out;
+  }
+  // Stage events saying the candidate was submitted to Slurm, one per job.
+  std::set<std::string> slurm_jobs_of(const std::string& id) const {
+    std::set<std::string> jobs;
+    const std::string marker = "submitted as Slurm job ";
+    for (const auto& ev : events(id, "stage")) {
+      std::string detail = ev["data"].value("detail", "");
+      if (auto at = detail.find(marker); at != std::string::npos) {
+        std::string rest = detail.substr(at + marker.size());
+        jobs.insert(rest.substr(0, rest.find(' ')));
+      }
+    }
+    return jobs;
+  }
+  bool in_squeue(const std::string& id) const {
+    for (const auto& line : m_cluster.squeue(""))
+      if (line.ends_with("|kwb-" + id)) return true;
+    return false;
+  }
+  // The pid of the `kwb worker` evaluating candidate `id`, 0 if none runs.
+  static pid_t worker_of(const std::string& id) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmd = read_text(entry.path() / "cmdline");
+      std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+      if (cmd.find(" worker --job ") != std::string::npos && cmd.find("/" + id) != std::string::npos)
+        return pid_t(std::stol(name));
+    }
+    return 0;
+  }
+
+  SlurmCluster m_cluster;
+  DaemonProcess m_daemon;
+  std::filesystem::path m_root, m_specs;
+};
+
+std::set<std::string> keys_of(const nlohmann::json& j) {
+  std::set<std::string> out;
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) out.insert(k);
+  return out;
+}
+
+TEST_F(SlurmExecutor, HonestAndWrongCandidatesGetTheVerdictsOfTheLocalExecutor) {
+  start_daemon("20");
+  const std::string honest = submit(k_honest), wrong = submit(k_wrong);
+  ASSERT_FALSE(honest.empty());
+  ASSERT_FALSE(wrong.empty());
+  auto h = finished(honest), w = finished(wrong);
+  ASSERT_EQ(h["state"], "done") << h.dump(2) << m_daemon.log();
+  EXPECT_EQ(h["verdict"]["status"], "accepted") << h["verdict"].dump(2);
+  ASSERT_EQ(w["state"], "done") << w.dump(2);
+  EXPECT_EQ(w["verdict"]["status"], "incorrect") << w["verdict"].dump(2);
+  for (const auto& id : {honest, wrong}) {
+    EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << id << " did not run as one Slurm job:\n" << m_daemon.log();
+    EXPECT_EQ(events(id, "verdict").size(), 1u) << id;
+  }
+  // The verdict is written when the worker posts its result; the job then leaves the queue once
+  // its process exits (a COMPLETING job is still listed for a moment).
+  EXPECT_TRUE(SlurmCluster::wait_for([&] { return !in_squeue(honest) && !in_squeue(wrong); }, std::chrono::seconds(60)))
+      << "a finished candidate's job stayed in squeue";
+  // The daemon's account of the Slurm path's overheads (docs/benchmarks/fleet.md).
+  {
+    std::istringstream log(m_daemon.log());
+    int lines = 0;
+    for (std::string line; std::getline(log, line);)
+      if (line.find("submit to start") != std::string::npos) {
+        std::printf("[ slurm    ] %s\n", line.c_str());
+        ++lines;
+      }
+    EXPECT_EQ(lines, 2) << m_daemon.log();
+  }
+  // The same candidates on the local executor: verdicts of the same form.
+  m_daemon.stop();
+  start_daemon("20", /*slurm=*/false);
+  const std::string honest_local = submit(k_honest), wrong_local = submit(k_wrong);
+  auto hl = finished(honest_local), wl = finished(wrong_local);
+  ASSERT_EQ(hl["verdict"]["status"], "accepted");
+  ASSERT_EQ(wl["verdict"]["status"], "incorrect");
+  EXPECT_EQ(keys_of(h), keys_of(hl));
+  EXPECT_EQ(keys_of(h["verdict"]), keys_of(hl["verdict"])) << h["verdict"].dump(2) << "\nlocal:\n" << hl["verdict"].dump(2);
+  EXPECT_EQ(keys_of(h["verdict"]["summary"]), keys_of(hl["verdict"]["summary"]));
+  EXPECT_EQ(keys_of(w["verdict"]), keys_of(wl["verdict"])) << w["verdict"].dump(2) << "\nlocal:\n" << wl["verdict"].dump(2);
+  ASSERT_EQ(h["verdict"]["workloads"].size(), hl["verdict"]["workloads"].size());
+  for (size_t i = 0; i < h["verdict"]["workloads"].size(); ++i)
+    EXPECT_EQ(keys_of(h["verdict"]["workloads"][i]), keys_of(hl["verdict"]["workloads"][i])) << i;
+}
+
+TEST_F(SlurmExecutor, AJobKilledMidEvaluationIsRunAgainWithOneVerdict) {
+  start_daemon("1500");  // long enough a benchmark to be caught in it
+  const std::string id = submit(k_honest);
+  ASSERT_FALSE(id.empty());
+  pid_t worker = 0;
+  ASSERT_TRUE(SlurmCluster::wait_for(
+      [&] {
+        auto c = get("/v1/candidates/" + id);
+        if (c["state"] != "benchmarking") return false;
+        worker = worker_of(id);
+        return worker > 0;
+      },
+      std::chrono::seconds(240)))
+      << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
+  ASSERT_EQ(::kill(worker, SIGKILL), 0);
+  auto c = finished(id);
+  ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
+  EXPECT_EQ(c["verdict"]["status"], "accepted") << c["verdict"].dump(2);
+  EXPECT_EQ(events(id, "verdict").size(), 1u);
+  EXPECT_EQ(slurm_jobs_of(id).size(), 2u) << "the killed job was not submitted again:\n" << m_daemon.log();
+  EXPECT_EQ(c["attempts"], 1);
+}
+
+TEST_F(SlurmExecutor, CancellingACandidateScancelsItsJob) {
+  ASSERT_TRUE(m_cluster.scontrol("update PartitionName=debug State=DOWN"));  // its job stays pending
+  start_daemon("20");
+  const std::string id = submit(k_honest);
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(SlurmCluster::wait_for([&] { return in_squeue(id); }, std::chrono::seconds(120)))
+      << "no Slurm job for " << id << ":\n" << m_daemon.log();
+  auto r = client().Post("/v1/candidates/" + id + "/cancel", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_LT(r->status, 300) << r->body;
+  EXPECT_TRUE(SlurmCluster::wait_for([&] { return !in_squeue(id); }, std::chrono::seconds(30)))
+      << "the job is still in squeue after the cancel";
+  auto c = finished(id, 60);
+  EXPECT_EQ(c["state"], "cancelled") << c.dump(2);
+  EXPECT_TRUE(c["verdict"].is_null()) << c.dump(2);
+}
+
+TEST_F(SlurmExecutor, DaemonKilledWithTenJobsInFlightReattachesOnRestart) {
+  ASSERT_TRUE(m_cluster.scontrol("update PartitionName=debug State=DOWN"));  // all 10 submitted before any runs
+  start_daemon("20");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 10; ++i) {
+    ids.push_back(submit("// reattach " + std::to_string(i) + "\n" + k_honest));
+    ASSERT_FALSE(ids.back().empty());
+  }
+  auto jobs_in_queue = [&] {
+    int n = 0;
+    for (const auto& id : ids) n += in_squeue(id);
+    return n;
+  };
+  ASSERT_TRUE(SlurmCluster::wait_for([&] { return jobs_in_queue() == 10; }, std::chrono::seconds(240)))
+      << jobs_in_queue() << " of 10 jobs in squeue:\n" << m_daemon.log();
+  ASSERT_TRUE(m_cluster.scontrol("update PartitionName=debug State=UP"));
+  ASSERT_TRUE(SlurmCluster::wait_for(
+      [&] {
+        for (const auto& line : m_cluster.squeue("--states=RUNNING"))
+          if (line.find("|kwb-") != std::string::npos) return true;
+        return false;
+      },
+      std::chrono::seconds(60)));
+  m_daemon.kill_hard();
+  std::string error;
+  ASSERT_TRUE(m_daemon.start(args("20"), m_root / "ws", &error)) << error;
+  EXPECT_NE(m_daemon.log().find("re-attached to 10 candidate(s)"), std::string::npos) << m_daemon.log();
+  for (const auto& id : ids) {
+    auto c = finished(id);
+    EXPECT_EQ(c["state"], "done") << id << ": " << c.dump(2);
+    EXPECT_EQ(c["verdict"]["status"], "accepted") << id;
+    EXPECT_EQ(c["attempts"], 1) << id << " was run again";
+    EXPECT_EQ(events(id, "verdict").size(), 1u) << id;
+    EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << id << " was submitted again instead of re-attached";
+  }
+}
+
+// Device classes on the fleet (docs/fleet.md "Device classes"): --slurm-device-classes names the
+// classes and their partitions; a submission asking for one runs in its partition, the worker's
+// calibration of its node reaches GET /v1/devices under the node's class, a candidate that asked
+// for none gets the node's class, and a partition holding nodes of another class than the one
+// configured gives an error verdict naming both (not a timing filed under the wrong class).
+TEST_F(SlurmExecutor, DeviceClassesRouteToTheirPartitionAndListTheNodesCalibration) {
+  const std::string here = kwb::library::host_cpu_class();
+  const std::string other = here == "cpu-x86_64-v1" ? "cpu-x86_64-v2" : "cpu-x86_64-v1";
+  std::vector<std::string> a = args("20");
+  a.insert(a.end(), {"--slurm-device-classes", here + "=debug," + other + "=debug"});
+  std::string error;
+  ASSERT_TRUE(m_daemon.start(a, m_root / "ws", &error)) << error;
+  auto devices = get("/v1/devices");
+  EXPECT_EQ(devices["executor"], "slurm") << devices.dump(2);
+  ASSERT_EQ(devices["device_classes"].size(), 2u) << devices.dump(2);
+  EXPECT_EQ(devices["device_classes"][0]["device_class"], here);
+  EXPECT_EQ(devices["device_classes"][0]["partition"], "debug");
+  EXPECT_TRUE(devices["device_classes"][0]["devices"].empty()) << "no worker reported yet: " << devices.dump(2);
+
+  auto post = [&](const std::string& device_class) {
+    nlohmann::json body = {{"op", "vector_add"}, {"source", std::string("// ") + device_class + "\n" + k_wrong}};
+    if (!device_class.empty()) body["device_class"] = device_class;
+    return client().Post("/v1/candidates", body.dump(), "application/json");
+  };
+  auto refused = post("cpu-aarch64");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 422) << refused->body;
+  EXPECT_NE(refused->body.find("known: " + here + ", " + other), std::string::npos) << refused->body;
+
+  std::map<std::string, std::string> ids;
+  for (const std::string& cls : {here, other, std::string()}) {
+    auto r = post(cls);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 202) << r->body;
+    ids[cls] = nlohmann::json::parse(r->body)["id"];
+  }
+  auto asked = finished(ids[here]), mismatched = finished(ids[other]), any = finished(ids[""]);
+  ASSERT_EQ(asked["state"], "done") << asked.dump(2) << m_daemon.log();
+  EXPECT_EQ(asked["verdict"]["status"], "incorrect") << asked["verdict"].dump(2);
+  EXPECT_EQ(asked["device_class"], here);
+  EXPECT_EQ(any["verdict"]["status"], "incorrect") << any["verdict"].dump(2);
+  EXPECT_EQ(any["device_class"], here) << "a candidate that asked for no class gets its node's";
+  EXPECT_EQ(mismatched["verdict"]["status"], "error") << mismatched["verdict"].dump(2);
+  const std::string reason = mismatched["verdict"].value("reason", "");
+  EXPECT_NE(reason.find("asked for device class " + other), std::string::npos) << reason;
+  EXPECT_NE(reason.find("of class " + here), std::string::npos) << reason;
+
+  devices = get("/v1/devices");
+  ASSERT_EQ(devices["device_classes"][0]["devices"].size(), 1u) << devices.dump(2);
+  EXPECT_TRUE(devices["device_classes"][1]["devices"].empty()) << devices.dump(2);
+  ASSERT_EQ(devices["devices"].size(), 1u) << devices.dump(2);
+  const auto& node = devices["devices"][0];
+  EXPECT_EQ(node["id"], devices["device_classes"][0]["devices"][0]);
+  EXPECT_EQ(node["device_class"], here);
+  EXPECT_EQ(node["kind"], "cpu");
+  EXPECT_EQ(node["partition"], "debug");
+  EXPECT_EQ(node["node"], "localhost");
+  EXPECT_GT(node["copy_bytes_per_s"].get<double>(), 0) << node.dump(2);
+  // Candidates are listed per device class.
+  auto listed = get("/v1/candidates?device_class=" + here);
+  EXPECT_EQ(listed["items"].size(), 2u) << listed.dump(2);
+}
+
+}  // namespace
+
+namespace {
+
+int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Waits (5 ms polls, bounded) for a file holding a millisecond timestamp; -1 when it never came.
+int64_t timestamp_in(const std::filesystem::path& file, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string t = std::filesystem::exists(file) ? read_text(file) : "";
+    if (!t.empty() && t.back() == '\n') return std::stoll(t);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -1;
+}
+
+int64_t median(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? -1 : v[v.size() / 2];
+}
+
+}  // namespace
+
+// The figures behind docs/fleet.md's choice of one job per candidate (docs/benchmarks/fleet.md):
+// sbatch to the job's first command, against a streaming worker job (already running, polling
+// a folder every 50 ms) picking up a new file.
+TEST_F(SlurmExecutor, SubmitToStartLatencyOfAJobAndOfAStreamingWorker) {
+  const auto dir = m_root / "latency";
+  std::filesystem::create_directories(dir);
+  std::vector<int64_t> job, stream;
+  for (int i = 0; i < 10; ++i) {
+    const auto out = dir / ("start-" + std::to_string(i));
+    const int64_t t0 = epoch_ms();
+    auto r = run_command(m_cluster.tool("sbatch") + " --parsable --output=/dev/null --wrap " +
+                         shell_quote("date +%s%3N > " + out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.out << m_cluster.logs();
+    const int64_t started = timestamp_in(out, std::chrono::seconds(60));
+    ASSERT_GT(started, 0) << "job " << i << " never started:\n" << m_cluster.logs();
+    job.push_back(started - t0);
+  }
+  const std::string loop = "while true; do for f in " + dir.string() + "/in-*; do [ -e \"$f\" ] || continue; "
+                           "o=$(echo \"$f\" | sed s/in-/out-/); date +%s%3N > \"$o\"; rm -f \"$f\"; done; sleep 0.05; done";
+  auto r = run_command(m_cluster.tool("sbatch") + " --parsable --job-name=stream --output=/dev/null --wrap " +
+                       shell_quote(loop));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ASSERT_TRUE(SlurmCluster::wait_for(
+      [&] {
+        for (const auto& line : m_cluster.squeue("--states=RUNNING"))
+          if (line.ends_with("|stream")) return true;
+        return false;
+      },
+      std::chrono::seconds(60)));
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t0 = epoch_ms();
+    std::ofstream(dir / ("in-" + std::to_string(i))) << "x\n";
+    const int64_t picked = timestamp_in(dir / ("out-" + std::to_string(i)), std::chrono::seconds(30));
+    ASSERT_GT(picked, 0);
+    stream.push_back(picked - t0);
+  }
+  std::string all_job, all_stream;
+  for (auto v : job) all_job += " " + std::to_string(v);
+  for (auto v : stream) all_stream += " " + std::to_string(v);
+  std::printf("[ slurm    ] submit to start of a job, ms:%s (median %lld)\n", all_job.c_str(), (long long)median(job));
+  std::printf("[ slurm    ] streaming worker pick-up, ms:%s (median %lld)\n", all_stream.c_str(), (long long)median(stream));
+  // An idle node starts a job at once (sched/backfill tries on submission): well under a second.
+  EXPECT_LT(median(job), 5000);
+  EXPECT_LT(median(stream), 1000);
+}

@@ -1,0 +1,270 @@
+// The review pages in a real browser (issue #20): headless Chromium (Debian's chromium) driven by
+// puppeteer-core against a real `kwb serve` with really evaluated CPU candidates. Checks, each
+// named when it fails:
+//   pages      every page loads without console errors, uncaught exceptions or failed requests
+//   verdict    the candidate page shows the verdict values GET /v1/candidates/{id} returns
+//   diff       the side-by-side diff shows the changed lines on each side
+//   roofline   the roofline plot has a candidate and an incumbent point per bench workload
+//   promote    a reviewer clicks Promote; the library's head commit is the one the page shows
+//   agent      an agent token gets no Promote button, and a forged promote with it is refused (403)
+//   live       a running candidate's page follows its stages and shows the verdict without a reload
+//   keyboard   Tab reaches every control of every page, and every control has an accessible name
+//   reject     a reviewer's Reject records the reason typed
+//   leaderboard sorting and the status filter ask the daemon (server-side)
+// Screenshots of each page go to docs/ui/ (shown in the README).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { here, sourceDir, startDaemon, fastKernel, wrongKernel, waitFor } from './lib.mjs';
+
+const chromium = process.env.KWB_CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
+if (!chromium) {
+  const msg = 'chromium is not installed (Debian package chromium, listed in .ci/packages)';
+  if (process.env.CI) {
+    console.error(`FAIL: ${msg}; CI installs .ci/packages, so this is a broken setup`);
+    process.exit(1);
+  }
+  console.log(`WEBUI-SKIPPED: ${msg}; install it to run the browser tests`);
+  process.exit(0);
+}
+const puppeteerPath = path.join(here, 'node_modules', 'puppeteer-core');
+if (!fs.existsSync(puppeteerPath)) {
+  console.error(`missing ${puppeteerPath}: run .ci/setup (it runs npm ci in tests/web) to install the pinned browser test tools`);
+  process.exit(2);
+}
+const { default: puppeteer } = await import('puppeteer-core');
+
+const failures = [];
+function check(name, ok, detail) {
+  console.log(`${ok ? 'ok' : 'FAIL'} - ${name}${ok ? '' : ': ' + detail}`);
+  if (!ok) failures.push(`${name}: ${detail}`);
+}
+
+const shots = path.join(sourceDir, 'docs', 'ui');
+fs.mkdirSync(shots, { recursive: true });
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kwb-web-'));
+const daemon = await startDaemon(root);
+let browser;
+try {
+  const reviewer = daemon.token('reviewer');
+  const agent = daemon.token('agent');
+  // Really evaluated candidates: two winners against the slow incumbent and a wrong one.
+  const winner = await daemon.submit(agent, fastKernel('restrict pointers, one pass'), 'web test: winner');
+  const second = await daemon.submit(agent, fastKernel('second winner'), 'web test: second winner');
+  const wrong = await daemon.submit(agent, wrongKernel, 'web test: wrong');
+  const W = await daemon.done(agent, winner);
+  await daemon.done(agent, second);
+  await daemon.done(agent, wrong);
+  if (W.status !== 'accepted' || !W.verdict.summary.beats_incumbent)
+    throw new Error(`the winner did not win: ${W.status}: ${W.verdict?.reason}\n${daemon.log()}`);
+
+  browser = await puppeteer.launch({
+    executablePath: chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
+    defaultViewport: { width: 1360, height: 900 },
+  });
+
+  // A page whose console errors, page errors and failed requests are recorded per visit.
+  async function openPage(context) {
+    const page = await context.newPage();
+    page.problems = [];
+    page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => page.problems.push(`exception: ${e.message}`));
+    page.on('requestfailed', (r) => { if (!/aborted/i.test(r.failure()?.errorText || '')) page.problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`); });
+    page.on('response', (r) => { if (r.status() >= 400) page.problems.push(`HTTP ${r.status()} ${r.url()}`); });
+    return page;
+  }
+  async function visit(page, hash, name) {
+    page.problems.length = 0;
+    await page.evaluate((h) => { document.body.dataset.ready = 'false'; location.hash = h; }, hash);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    check(`pages: ${name} loads without errors`, page.problems.length === 0, page.problems.join('; '));
+  }
+  async function signIn(page, tok) {
+    await page.goto(daemon.url + '/', { waitUntil: 'load' });
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.type('#token', tok);
+    await page.click('#signin-button');
+    await page.waitForFunction(() => document.getElementById('who').dataset.role !== 'none' && document.body.dataset.ready === 'true');
+  }
+  // Tab from the top of the document: every visible control is reached, and each has a name.
+  async function keyboard(page, name) {
+    const r = await page.evaluate(() => {
+      const sel = 'a[href], button:not([disabled]), input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])';
+      const visible = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length) && !e.closest('[hidden]');
+      const all = [...document.querySelectorAll(sel)].filter(visible);
+      all.forEach((e, i) => { e.dataset.kbd = String(i); });
+      const nameOf = (e) => {
+        if (e.getAttribute('aria-label')) return e.getAttribute('aria-label');
+        if (e.id && document.querySelector(`label[for="${e.id}"]`)) return document.querySelector(`label[for="${e.id}"]`).textContent;
+        if (e.tagName === 'INPUT' || e.tagName === 'SELECT') return '';
+        return (e.textContent || e.getAttribute('title') || '').trim();
+      };
+      const unnamed = all.filter((e) => !nameOf(e).trim()).map((e) => e.outerHTML.slice(0, 80));
+      document.activeElement?.blur();
+      return { count: all.length, unnamed };
+    });
+    const reached = new Set();
+    await page.focus('body').catch(() => {});
+    await page.evaluate(() => window.scrollTo(0, 0));
+    for (let i = 0; i < r.count + 5; ++i) {
+      await page.keyboard.press('Tab');
+      const k = await page.evaluate(() => document.activeElement?.dataset?.kbd ?? null);
+      if (k !== null) reached.add(k);
+    }
+    check(`keyboard: Tab reaches every control on ${name}`, reached.size === r.count, `${reached.size} of ${r.count} reached`);
+    check(`keyboard: every control on ${name} has an accessible name`, r.unnamed.length === 0, r.unnamed.join(' | '));
+  }
+
+  // --- reviewer
+  const revContext = await browser.createBrowserContext();
+  const page = await openPage(revContext);
+  await signIn(page, reviewer);
+  check('sign-in: the reviewer is recognised', (await page.$eval('#who', (e) => e.dataset.role)) === 'reviewer', 'role shown is not reviewer');
+  check('sign-in: the token is kept in localStorage, not a cookie',
+    (await page.evaluate(() => localStorage.getItem('kwb.token'))) === reviewer && (await page.evaluate(() => document.cookie)) === '', 'not in localStorage, or a cookie was set');
+
+  await visit(page, '#/', 'ops overview');
+  check('ops: vector_add has a row', await page.$$eval('#ops tbody tr', (rows) => rows.some((r) => r.textContent.includes('vector_add'))), 'no row');
+  await keyboard(page, 'ops overview');
+  await page.screenshot({ path: path.join(shots, 'ops.png'), fullPage: true });
+
+  await visit(page, '#/leaderboard/vector_add?backend=cpu', 'leaderboard');
+  const board = (await daemon.call(agent, 'GET', '/v1/leaderboard/vector_add?backend=cpu&limit=25')).json;
+  const shown = await page.$$eval('#leaderboard tbody tr td:nth-child(2) a', (as) => as.map((a) => a.textContent));
+  check('leaderboard: the rows are the API\'s, in its order', JSON.stringify(shown) === JSON.stringify(board.candidates.map((c) => c.id)),
+    `page ${shown} vs API ${board.candidates.map((c) => c.id)}`);
+  await keyboard(page, 'leaderboard');
+  await page.screenshot({ path: path.join(shots, 'leaderboard.png'), fullPage: true });
+  await page.click('button[aria-label="Sort by Finished"]');
+  await page.waitForFunction(() => location.hash.includes('sort=newest') && document.body.dataset.ready === 'true');
+  const newest = (await daemon.call(agent, 'GET', '/v1/leaderboard/vector_add?backend=cpu&limit=25&sort=newest')).json;
+  const shownNewest = await page.$$eval('#leaderboard tbody tr td:nth-child(2) a', (as) => as.map((a) => a.textContent));
+  check('leaderboard: sorting by finished asks the daemon (sort=newest)', JSON.stringify(shownNewest) === JSON.stringify(newest.candidates.map((c) => c.id)),
+    `page ${shownNewest} vs API ${newest.candidates.map((c) => c.id)}`);
+  await page.select('#lb-status', 'incorrect');
+  await page.waitForFunction(() => location.hash.includes('status=incorrect') && document.body.dataset.ready === 'true');
+  const wrongRows = await page.$$eval('#leaderboard tbody tr td:first-child a', (as) => as.map((a) => a.textContent));
+  check('leaderboard: the status filter lists the incorrect candidate', JSON.stringify(wrongRows) === JSON.stringify([wrong]), `rows ${wrongRows}`);
+
+  // The candidate page of the winner: the verdict's values, the diff, the roofline.
+  await visit(page, `#/candidate/${winner}`, 'candidate');
+  await page.waitForSelector('#verdict-table');
+  const bench = W.verdict.workloads.filter((w) => w.kind === 'bench');
+  const cells = await page.$$eval('#verdict-table tbody tr', (rows) => rows.map((r) => ({
+    workload: r.dataset.workload, samples: r.querySelector('.samples').textContent,
+    median: r.querySelector('.median').textContent, vs: r.querySelector('.vs-incumbent').textContent,
+    stdev: r.querySelector('.stdev').textContent, label: r.querySelector('.label').textContent })));
+  const fmtNs = (v) => v >= 1e9 ? (v / 1e9).toFixed(3) + ' s' : v >= 1e6 ? (v / 1e6).toFixed(3) + ' ms' : v >= 1e3 ? (v / 1e3).toFixed(2) + ' µs' : v.toFixed(0) + ' ns';
+  const expected = bench.map((w) => ({ workload: w.name, samples: String(w.time.samples), median: fmtNs(w.time.median_ns),
+    vs: w.vs_incumbent.toFixed(3) + '×', stdev: w.time.stdev_pct.toFixed(2) + '%', label: w.comparison.label }));
+  check('verdict: the table shows the API\'s median, stdev, samples, ratio and label per bench workload',
+    JSON.stringify(cells) === JSON.stringify(expected), `page ${JSON.stringify(cells)} vs API ${JSON.stringify(expected)}`);
+  check('verdict: the status and reason are the API\'s',
+    (await page.$eval('#verdict-status', (e) => e.textContent)) === W.verdict.status &&
+    (await page.$eval('#verdict-reason', (e) => e.textContent)) === W.verdict.reason, 'status or reason differ');
+  const dots = await page.$$eval('svg.roofline .pt-candidate', (p) => p.map((e) => e.dataset.workload));
+  const squares = await page.$$eval('svg.roofline .pt-incumbent', (p) => p.map((e) => e.dataset.workload));
+  check('roofline: a candidate point per bench workload', JSON.stringify(dots) === JSON.stringify(bench.map((w) => w.name)), `points ${dots}`);
+  check('roofline: an incumbent point per bench workload', JSON.stringify(squares) === JSON.stringify(bench.map((w) => w.name)), `points ${squares}`);
+  check('roofline: the device\'s calibrated roof is drawn', (await page.$$('svg.roofline path.roof')).length >= 1, 'no roof');
+  const right = await page.$$eval('#diff tr.row-add td:nth-child(4), #diff tr.row-change td:nth-child(4)', (t) => t.map((e) => e.textContent));
+  const left = await page.$$eval('#diff tr.row-del td:nth-child(2), #diff tr.row-change td:nth-child(2)', (t) => t.map((e) => e.textContent));
+  check('diff: the candidate\'s changed lines are marked on the right',
+    right.some((l) => l.includes('for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];')) && right.some((l) => l.includes('__restrict')), `right: ${right.join(' / ')}`);
+  check('diff: the incumbent\'s replaced lines are marked on the left', left.some((l) => l.includes('volatile float x = a[i];')), `left: ${left.join(' / ')}`);
+  check('diff: highlighted (keywords as tokens)', (await page.$$('#diff .tok-keyword')).length > 0, 'no highlighted token');
+  check('review: a reviewer sees Promote and Reject', !!(await page.$('#promote')) && !!(await page.$('#reject')), 'buttons missing');
+  await keyboard(page, 'candidate');
+  await page.screenshot({ path: path.join(shots, 'candidate.png'), fullPage: true });
+
+  // Promote: the page shows the commit; the library's head has it, naming the candidate.
+  page.problems.length = 0;
+  await page.click('#promote');
+  await page.waitForSelector('#decision-commit', { timeout: 120000 });
+  const commit = await page.$eval('#decision-commit', (e) => e.textContent);
+  const lib = (await daemon.call(agent, 'GET', '/v1/library/vector_add')).json;
+  check('promote: the library\'s latest commit is the one the page shows, naming the candidate',
+    lib.history[0].commit === commit && lib.history[0].trailers['Kwb-Candidate'] === winner, `page ${commit}, library ${JSON.stringify(lib.history[0])}`);
+  check('promote: the candidate is the incumbent', lib.entries.some((e) => e.candidate === winner), JSON.stringify(lib.entries));
+  check('promote: no errors while promoting', page.problems.length === 0, page.problems.join('; '));
+  await page.screenshot({ path: path.join(shots, 'candidate-promoted.png'), fullPage: false });
+
+  await visit(page, '#/history', 'library history');
+  check('history: the promotion is on the timeline', (await page.$$('svg.timeline .pt-promotion')).length === 1, 'no point');
+  check('history: the commit and its trailers are listed',
+    await page.$$eval('table.history tbody tr', (rows, c) => rows.some((r) => r.textContent.includes(c.slice(0, 12)) && r.textContent.includes('Kwb-Speedup')), commit),
+    'commit row missing');
+  await keyboard(page, 'library history');
+  await page.screenshot({ path: path.join(shots, 'history.png'), fullPage: true });
+
+  // --- agent: sees the pages, no review buttons; the API refuses a forged promotion.
+  const agentContext = await browser.createBrowserContext();
+  const apage = await openPage(agentContext);
+  await signIn(apage, agent);
+  await visit(apage, `#/candidate/${second}`, 'candidate (agent)');
+  await apage.waitForSelector('#verdict-table');
+  check('agent: no Promote or Reject button', !(await apage.$('#promote')) && !(await apage.$('#reject')), 'a review button is shown');
+  const forged = await apage.evaluate(async (id, tok) => {
+    const r = await fetch(`/v1/candidates/${id}/promote`, { method: 'POST', headers: { Authorization: `Bearer ${tok}`, 'Content-Type': 'application/json' }, body: '{}' });
+    return { status: r.status, body: await r.text() };
+  }, second, agent);
+  check('agent: a forged promote request with the agent token is refused with 403', forged.status === 403, `${forged.status} ${forged.body}`);
+  const ambient = await apage.evaluate(async (id) => (await fetch(`/v1/candidates/${id}/promote`, { method: 'POST', body: '{}' })).status, second);
+  check('agent: a request without the header (what another site could make the browser send) is refused with 401', ambient === 401, String(ambient));
+  const after = (await daemon.call(agent, 'GET', `/v1/candidates/${second}`)).json;
+  check('agent: the forged requests changed nothing', after.decision === null, JSON.stringify(after.decision));
+  await keyboard(apage, 'candidate (agent)');
+
+  // Reject with a reason, as the reviewer.
+  await visit(page, `#/candidate/${second}`, 'candidate (to reject)');
+  await page.type('#reject-reason', 'web test: not needed beside the promoted winner');
+  await page.click('#reject');
+  await page.waitForFunction(() => document.getElementById('decision')?.textContent.startsWith('rejected'), { timeout: 60000 });
+  const rejected = (await daemon.call(agent, 'GET', `/v1/candidates/${second}`)).json.decision;
+  check('reject: the reason typed is the decision the API records',
+    rejected?.decision === 'rejected' && rejected?.reason === 'web test: not needed beside the promoted winner', JSON.stringify(rejected));
+
+  // --- live: a running candidate's page follows it.
+  const live = await daemon.submit(agent, fastKernel('live'), 'web test: live');
+  page.problems.length = 0;
+  await page.evaluate((h) => { window.kwbNoReload = true; document.body.dataset.ready = 'false'; location.hash = h; }, `#/candidate/${live}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const first = await page.$eval('#cand-state', (e) => e.dataset.state);
+  check('live: the page opened while the candidate was still running', first !== 'done', `state ${first}`);
+  await page.waitForSelector('#stages [data-status="running"], #stages [data-status="done"]', { timeout: 300000 });
+  await page.screenshot({ path: path.join(shots, 'candidate-live.png'), fullPage: false });
+  await page.waitForSelector('#verdict-status', { timeout: 600000 });
+  const liveJson = (await daemon.call(agent, 'GET', `/v1/candidates/${live}`)).json;
+  check('live: the verdict appeared without a reload', await page.evaluate(() => window.kwbNoReload === true), 'the page reloaded');
+  check('live: the verdict shown is the API\'s', (await page.$eval('#verdict-status', (e) => e.textContent)) === liveJson.status, liveJson.status);
+  // The stages the stream says finished are the ones the page marks done (a stage that fails has
+  // a start event and no finish: the verdict follows).
+  const evs = (await daemon.call(agent, 'GET', `/v1/candidates/${live}/events?wait=0`)).json.events;
+  // The stream ends at the terminal state event: the stages finished before it.
+  const end = evs.findIndex((e) => e.kind === 'state' && (e.data.state === 'done' || e.data.state === 'cancelled'));
+  const finished = evs.slice(0, end < 0 ? evs.length : end).filter((e) => e.kind === 'stage' && e.data.finished)
+    .map((e) => e.data.stage).sort();
+  const order = evs.map((e) => e.kind === 'stage' ? `${e.data.stage}${e.data.finished ? '.done' : ''}` : e.kind === 'state' ? e.data.state : e.kind).join(' ');
+  const marked = (await page.$$eval('#stages [data-status="done"]', (l) => l.map((e) => e.dataset.stage))).sort();
+  check('live: the stages the event stream finished are marked done', finished.length > 0 && JSON.stringify(marked) === JSON.stringify(finished),
+    `page ${marked} vs stream ${finished} (events: ${order})`);
+  check('live: no errors while following', page.problems.length === 0, page.problems.join('; '));
+
+  // --- Content-Security-Policy on the page; static files need no token, data does.
+  const res = await fetch(daemon.url + '/');
+  const csp = res.headers.get('content-security-policy') || '';
+  check('csp: default-src \'self\' and no inline script', csp.includes("default-src 'self'") && csp.includes("script-src 'self'") && !csp.includes('unsafe-inline'), csp);
+  check('static: the page and its script need no token', res.status === 200 && (await fetch(daemon.url + '/ui/app.js')).status === 200, String(res.status));
+  check('static: data needs a token', (await fetch(daemon.url + '/v1/candidates')).status === 401, 'GET /v1/candidates without a token was answered');
+} catch (e) {
+  failures.push(`unexpected: ${e.stack || e}`);
+  console.error(e.stack || e);
+} finally {
+  if (browser) await browser.close();
+  await daemon.stop();
+  if (failures.length) console.error(`daemon log:\n${daemon.log().slice(-4000)}`);
+  else fs.rmSync(root, { recursive: true, force: true });
+}
+console.log(failures.length ? `${failures.length} failed:\n  ${failures.join('\n  ')}` : 'all browser checks passed');
+process.exit(failures.length ? 1 : 0);

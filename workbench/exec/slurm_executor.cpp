@@ -1,0 +1,475 @@
+#include "exec/slurm_executor.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "exec/command_runner.hpp"
+#include "store/fleet_device_repository.hpp"
+#include "store/fleet_job_repository.hpp"
+#include "util/fs.hpp"
+
+namespace kwb::exec {
+
+namespace {
+
+std::string slurm_shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Slurm job states in which the job may still run (or run again: a requeued job is PENDING).
+bool slurm_active_state(const std::string& s) {
+  static const std::set<std::string> k = {"PENDING",     "RUNNING",     "CONFIGURING", "COMPLETING", "REQUEUED",
+                                          "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING",    "SIGNALING",  "STAGE_OUT",
+                                          "STOPPED",     "SUSPENDED"};
+  return k.contains(s);
+}
+
+std::string slurm_tail_of(const std::filesystem::path& file, size_t n) {
+  auto text = util::read_file(file);
+  if (!text) return "";
+  std::string t = text->size() > n ? "..." + text->substr(text->size() - n) : *text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t;
+}
+
+int64_t slurm_epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string slurm_state_of_stage(const std::string& stage) {
+  if (stage == "validate") return "validating";
+  if (stage == "benchmark") return "benchmarking";
+  if (stage == "decide") return "deciding";
+  return "";
+}
+
+}  // namespace
+
+std::string slurm_partition_of(const SlurmConfig& cfg, const std::string& backend, const std::string& device_class) {
+  if (!device_class.empty())
+    for (const auto& c : cfg.device_classes)
+      if (c.device_class == device_class) return c.partition;
+  return backend == "cuda" || backend == "cuda-launcher" ? cfg.gpu_partition : cfg.cpu_partition;
+}
+
+util::Result<std::vector<DeviceClassInfo>> parse_slurm_device_classes(const std::string& text) {
+  std::vector<DeviceClassInfo> out;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      return util::fail("settings", "--slurm-device-classes: '" + item +
+                                        "' is not CLASS=PARTITION (e.g. cpu-x86_64-v3=cpu,cuda-sm_90=h200)");
+    DeviceClassInfo c{item.substr(0, eq), "", item.substr(eq + 1)};
+    c.kind = device_class_kind(c.device_class);
+    for (const auto& o : out)
+      if (o.device_class == c.device_class)
+        return util::fail("settings", "--slurm-device-classes: class " + c.device_class + " is named twice");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::string> sbatch_arguments(const SlurmConfig& cfg, const std::string& candidate_id,
+                                          const std::string& backend, const std::filesystem::path& dir,
+                                          const std::string& device_class) {
+  const bool gpu = backend == "cuda" || backend == "cuda-launcher";
+  std::vector<std::string> a = {"--parsable",
+                                "--job-name=kwb-" + candidate_id,
+                                "--chdir=" + dir.string(),
+                                "--output=" + (dir / "slurm-%j.out").string(),
+                                "--requeue",  // a node failure or a preemption puts it back in the queue
+                                "--time=" + std::to_string(std::max(1, cfg.time_limit_min)),
+                                "--ntasks=1",
+                                "--cpus-per-task=" + std::to_string(std::max(1, cfg.cpus_per_task))};
+  const std::string partition = slurm_partition_of(cfg, backend, device_class);
+  if (!partition.empty()) a.push_back("--partition=" + partition);
+  if (gpu) a.push_back("--gres=gpu:1");  // a GPU of its own: one timing job per GPU
+  if (!gpu && cfg.exclusive_cpu) a.push_back("--exclusive");
+  a.insert(a.end(), cfg.extra_args.begin(), cfg.extra_args.end());
+  return a;
+}
+
+SlurmExecutor::SlurmExecutor(store::Database& db, SlurmConfig cfg) : m_db(db), m_cfg(std::move(cfg)) {}
+
+SlurmExecutor::~SlurmExecutor() { stop(); }
+
+std::string SlurmExecutor::tool(const char* name) const {
+  return m_cfg.bin_dir.empty() ? std::string(name) : (std::filesystem::path(m_cfg.bin_dir) / name).string();
+}
+
+util::Result<std::set<std::string>> SlurmExecutor::start(ExecutorHost& host) {
+  m_host = &host;
+  std::error_code ec;
+  std::filesystem::create_directories(m_cfg.shared_dir, ec);
+  if (ec) return util::fail("fleet", "cannot create the shared job folder " + m_cfg.shared_dir.string() + ": " + ec.message());
+  store::FleetJobRepository fleet(m_db);
+  store::CandidateRepository candidates(m_db);
+  auto rows = fleet.all(name());
+  if (!rows) return std::unexpected(rows.error());
+  std::set<std::string> attached;
+  for (const auto& row : *rows) {
+    auto rec = candidates.find(row.candidate_id);
+    const bool live = rec && *rec && (*rec)->state != "done" && (*rec)->state != "cancelled";
+    if (!live) {  // finished while the daemon was away, or its verdict was stored just before the crash
+      if (!row.job_id.empty()) run_command({tool("scancel"), row.job_id});
+      forget(row.candidate_id);
+      continue;
+    }
+    Job job;
+    job.rec = **rec;
+    job.job_id = row.job_id;
+    job.attempt = row.attempt;
+    job.tries = row.tries;
+    if (job.rec.cancel_requested && !job.job_id.empty()) run_command({tool("scancel"), job.job_id});
+    attached.insert(row.candidate_id);
+    std::lock_guard lock(m_mutex);
+    m_jobs[row.candidate_id] = std::move(job);
+  }
+  m_thread = std::thread([this] { monitor(); });
+  return attached;
+}
+
+void SlurmExecutor::stop() {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_stopping) return;
+    m_stopping = true;
+  }
+  m_cv.notify_all();
+  if (m_thread.joinable()) m_thread.join();
+}
+
+size_t SlurmExecutor::in_flight() const {
+  std::lock_guard lock(m_mutex);
+  return m_jobs.size();
+}
+
+void SlurmExecutor::run(const store::CandidateRecord& rec, const std::string& source, int attempt) {
+  if (m_host->cancelled(rec.id)) return m_host->mark_cancelled(rec.id);
+  const auto dir = dir_of(rec.id);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return m_host->finish_error(rec, "fleet: cannot create the job folder " + dir.string() + ": " + ec.message());
+  nlohmann::json cand = {{"id", rec.id},           {"op", rec.op},         {"variant", rec.variant},
+                         {"backend", rec.backend}, {"source", source},     {"source_name", rec.source_name},
+                         {"flags", rec.flags},     {"bench", rec.bench},   {"note", rec.note},
+                         {"spec_version", rec.spec_version}, {"device_class", rec.device_class}};
+  nlohmann::json job_json = {{"schema", "kwb.fleet-job.v1"}, {"candidate", cand}, {"attempt", attempt}};
+  std::string script = "#!/bin/sh\n# kwb worker for candidate " + rec.id + " (written by kwb serve; docs/fleet.md)\n";
+  for (const auto& [k, v] : m_cfg.worker_env) script += "export " + k + "=" + slurm_shell_quote(v) + "\n";
+  script += "exec " + slurm_shell_quote(m_cfg.worker) + " worker --job " + slurm_shell_quote(dir.string()) + "\n";
+  if (auto w = util::write_file_atomic(dir / "job.json", job_json.dump()); !w)
+    return m_host->finish_error(rec, "fleet: " + w.error().what());
+  if (auto w = util::write_file_atomic(dir / "job.sh", script); !w)
+    return m_host->finish_error(rec, "fleet: " + w.error().what());
+  std::filesystem::permissions(dir / "job.sh", std::filesystem::perms::owner_all, ec);
+  Job job;
+  job.rec = rec;
+  job.attempt = attempt;
+  if (!submit(job, source)) return;
+  const std::string job_id = job.job_id;
+  {
+    std::lock_guard lock(m_mutex);
+    m_jobs[rec.id] = std::move(job);
+  }
+  // A cancel that came while sbatch ran found no job to scancel yet.
+  if (m_host->cancelled(rec.id)) run_command({tool("scancel"), job_id});
+  m_cv.notify_all();
+}
+
+bool SlurmExecutor::submit(Job& job, const std::string&) {
+  const std::string& id = job.rec.id;
+  store::FleetJobRepository fleet(m_db);
+  // Recorded before sbatch runs: a daemon killed in between finds the job again by its name.
+  if (auto r = fleet.put({id, name(), "", job.tries, job.attempt, ""}); !r) {
+    m_host->finish_error(job.rec, "fleet: the job could not be recorded: " + r.error().what());
+    return false;
+  }
+  auto args = sbatch_arguments(m_cfg, id, job.rec.backend, dir_of(id), job.rec.device_class);
+  args.insert(args.begin(), tool("sbatch"));
+  args.push_back((dir_of(id) / "job.sh").string());
+  job.submitted_ms = slurm_epoch_ms();
+  auto out = run_command(args);
+  std::string job_id = out.out.substr(0, out.out.find_first_of(";\n"));
+  if (!out.ok() || job_id.empty()) {
+    (void)fleet.remove(id);
+    m_host->finish_error(job.rec, "fleet: sbatch refused the job (" + out.describe() +
+                                      "): a fault of the cluster configuration, not of the candidate");
+    return false;
+  }
+  job.job_id = job_id;
+  job.progress_offset = 0;
+  job.running_seen = false;
+  (void)fleet.put({id, name(), job_id, job.tries, job.attempt, ""});
+  m_host->event(id, "stage", {{"stage", "validate"}, {"finished", false},
+                              {"detail", "submitted as Slurm job " + job_id +
+                                             (job.tries > 1 ? " (try " + std::to_string(job.tries) + ")" : "")}});
+  spdlog::info("fleet: candidate {} attempt {} submitted as Slurm job {}", id, job.attempt, job_id);
+  return true;
+}
+
+void SlurmExecutor::cancel(const std::string& id) {
+  std::string job_id;
+  {
+    std::lock_guard lock(m_mutex);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return;
+    job_id = it->second.job_id;
+  }
+  if (job_id.empty()) return;
+  auto out = run_command({tool("scancel"), job_id});
+  if (!out.ok()) spdlog::warn("fleet: scancel {} (candidate {}): {}", job_id, id, out.describe());
+  m_cv.notify_all();
+}
+
+void SlurmExecutor::monitor() {
+  std::unique_lock lock(m_mutex);
+  while (!m_stopping) {
+    m_cv.wait_for(lock, m_cfg.poll, [&] { return m_stopping; });
+    if (m_stopping) return;
+    lock.unlock();
+    try {
+      poll_once();
+    } catch (const std::exception& e) {
+      spdlog::error("fleet: watching the Slurm jobs failed: {}", e.what());
+    }
+    lock.lock();
+  }
+}
+
+bool SlurmExecutor::query(std::map<std::string, SlurmState>& by_id, std::map<std::string, std::string>& by_name) {
+  auto out = run_command({tool("squeue"), "--noheader", "--states=all", "--me", "--format=%i|%T|%r|%j"});
+  if (!out.ok()) {
+    spdlog::warn("fleet: squeue failed ({}); the jobs are looked at again in {} ms", out.describe(), m_cfg.poll.count());
+    return false;
+  }
+  std::istringstream in(out.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    size_t start = 0;
+    for (int i = 0; i < 3; ++i) {
+      size_t bar = line.find('|', start);
+      if (bar == std::string::npos) break;
+      f.push_back(line.substr(start, bar - start));
+      start = bar + 1;
+    }
+    if (f.size() != 3) continue;
+    std::string job = f[0];
+    while (!job.empty() && job.front() == ' ') job.erase(job.begin());
+    by_id[job] = {f[1], f[2]};
+    by_name[line.substr(start)] = job;
+  }
+  return true;
+}
+
+void SlurmExecutor::relay_progress(Job& job) {
+  std::ifstream in(dir_of(job.rec.id) / "progress.jsonl", std::ios::binary);
+  if (!in) return;
+  in.seekg(std::streamoff(job.progress_offset));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a line still being written: read again next time
+    job.progress_offset += line.size() + 1;
+    auto e = nlohmann::json::parse(line, nullptr, false);
+    if (e.is_discarded() || !e.is_object() || !e.contains("stage") || !e["stage"].is_string()) continue;
+    const std::string stage = e["stage"];
+    const std::string state = slurm_state_of_stage(stage);
+    if (state.empty()) continue;  // analyze and compile ran in the daemon's compile pool already
+    if (!e.value("finished", false) && state != job.stage_state) {
+      m_host->set_state(job.rec.id, state);
+      job.stage_state = state;
+    }
+    m_host->event(job.rec.id, "stage", e);
+  }
+}
+
+bool SlurmExecutor::take_result(Job& job) {
+  const auto file = dir_of(job.rec.id) / "result.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return false;
+  auto text = util::read_file(file);
+  if (!text) return false;
+  auto r = nlohmann::json::parse(*text, nullptr, false);
+  if (r.is_discarded() || !r.is_object() || !r.contains("verdict") || !r["verdict"].is_object()) return false;
+  if (r.value("attempt", 0) != job.attempt) return false;  // a job of an earlier attempt
+  relay_progress(job);
+  if (auto wrong = keep_node_devices(job, r); !wrong.empty()) {
+    m_host->finish_error(job.rec, wrong);
+    return true;
+  }
+  if (m_cfg.on_verdict) m_cfg.on_verdict(job.rec, r["verdict"]);
+  m_host->finish_json(job.rec.id, r["verdict"]);
+  // Overheads of the Slurm path (docs/benchmarks/fleet.md): sbatch to the worker's start, and the
+  // worker's result to the stored verdict (wall clocks of the daemon's and the node's host).
+  const int64_t started = r.value("started_ms", int64_t(0)), written = r.value("finished_ms", int64_t(0));
+  spdlog::info("fleet: candidate {}: verdict from Slurm job {} (submit to start {} ms, worker {} ms, result to "
+               "verdict {} ms)", job.rec.id, r.value("job_id", job.job_id),
+               job.submitted_ms > 0 && started > 0 ? started - job.submitted_ms : -1, written - started,
+               written > 0 ? slurm_epoch_ms() - written : -1);
+  return true;
+}
+
+std::string SlurmExecutor::keep_node_devices(const Job& job, const nlohmann::json& r) {
+  const std::string node_class = r.value("device_class", "");
+  const std::string partition = slurm_partition_of(m_cfg, job.rec.backend, job.rec.device_class);
+  const std::string node = r.value("node", "");
+  store::FleetDeviceRepository fleet(m_db);
+  if (r.contains("devices") && r["devices"].is_array())
+    for (const auto& d : r["devices"]) {
+      if (!d.is_object() || !d.contains("device") || !d["device"].is_object()) continue;
+      const auto& dev = d["device"];
+      store::FleetDevice f;
+      f.device_class = d.value("device_class", "");
+      // The partition of its class where one is configured (a job that asked for no class ran in
+      // the backend's partition, which may be the cluster's default), else the job's.
+      f.partition = partition;
+      for (const auto& c : m_cfg.device_classes)
+        if (c.device_class == f.device_class) f.partition = c.partition;
+      f.node = node;
+      try {
+        f.device.id = dev.at("id").get<std::string>();
+        f.device.kind = dev.at("kind").get<std::string>();
+        f.device.name = dev.value("name", "");
+        f.device.copy_bytes_per_s = dev.value("copy_bytes_per_s", 0.0);
+        if (dev.contains("flops_per_s") && dev["flops_per_s"].is_number()) f.device.flops_per_s = dev["flops_per_s"].get<double>();
+        f.device.details = dev.value("calibration", nlohmann::json::object());
+        f.device.calibrated_at = dev.value("calibrated_at", "");
+      } catch (const std::exception& e) {
+        spdlog::warn("fleet: candidate {}: a device of the worker's result is malformed ({}); not kept", job.rec.id, e.what());
+        continue;
+      }
+      if (f.device_class.empty() || f.device.id.empty()) continue;
+      if (auto w = fleet.put(f); !w) spdlog::warn("fleet: the calibration of {} was not stored: {}", f.device.id, w.error().what());
+    }
+  if (node_class.empty()) return "";
+  if (!job.rec.device_class.empty() && node_class != job.rec.device_class)
+    return "fleet: the candidate asked for device class " + job.rec.device_class + ", and Slurm job " + job.job_id +
+           " ran on node " + (node.empty() ? "?" : node) + " of class " + node_class + " (partition '" + partition +
+           "' of --slurm-device-classes holds nodes of another class: a fault of the configuration, not a judgement "
+           "of the candidate)";
+  if (job.rec.device_class.empty()) {
+    store::CandidateRepository candidates(m_db);
+    if (auto w = candidates.settle_device_class(job.rec.id, node_class); !w)
+      spdlog::warn("fleet: candidate {}: its device class was not stored: {}", job.rec.id, w.error().what());
+  }
+  return "";
+}
+
+void SlurmExecutor::forget(const std::string& id) {
+  store::FleetJobRepository fleet(m_db);
+  (void)fleet.remove(id);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_of(id), ec);
+  std::lock_guard lock(m_mutex);
+  m_jobs.erase(id);
+}
+
+void SlurmExecutor::resubmit(Job& job, const std::string& why) {
+  const std::string& id = job.rec.id;
+  if (job.tries >= std::max(1, m_cfg.max_tries)) {
+    m_host->finish_error(job.rec, "fleet: " + why + "; the job was submitted " + std::to_string(job.tries) +
+                                      " times and lost each time (a fault of the cluster, not a judgement of the "
+                                      "candidate; resubmit it)");
+    return forget(id);
+  }
+  spdlog::warn("fleet: candidate {}: {}; submitting it again", id, why);
+  ++job.tries;
+  std::error_code ec;
+  std::filesystem::remove(dir_of(id) / "progress.jsonl", ec);
+  if (!submit(job, "")) return forget(id);
+  std::lock_guard lock(m_mutex);
+  if (auto it = m_jobs.find(id); it != m_jobs.end()) it->second = job;
+}
+
+void SlurmExecutor::job_ended(Job& job, const SlurmState* st) {
+  const std::string& id = job.rec.id;
+  if (take_result(job)) return forget(id);
+  if (m_host->cancelled(id)) {
+    m_host->mark_cancelled(id);
+    return forget(id);
+  }
+  const std::string state = st ? st->state : "gone";
+  const std::string out = slurm_tail_of(dir_of(id) / ("slurm-" + job.job_id + ".out"), 1500);
+  const std::string what = "Slurm job " + job.job_id + " ended " + state + (st && !st->reason.empty() && st->reason != "None" ? " (" + st->reason + ")" : "") +
+                           " without a result" + (out.empty() ? "" : ", its output: " + out);
+  if (state == "TIMEOUT" && job.tries >= std::min(2, std::max(1, m_cfg.max_tries))) {
+    // Twice past the job's time limit: the candidate's evaluation takes too long.
+    core::Verdict v;
+    v.candidate = id;
+    v.op = job.rec.op;
+    v.variant = job.rec.variant;
+    v.backend = job.rec.backend;
+    v.status = core::Status::time_limit;
+    v.reason = "the evaluation ran past the Slurm job time limit of " + std::to_string(m_cfg.time_limit_min) +
+               " min on " + std::to_string(job.tries) + " tries (Slurm job " + job.job_id + ")";
+    m_host->finish(id, v);
+    return forget(id);
+  }
+  resubmit(job, what);
+}
+
+void SlurmExecutor::poll_once() {
+  std::vector<Job> jobs;
+  {
+    std::lock_guard lock(m_mutex);
+    for (const auto& [id, j] : m_jobs) jobs.push_back(j);
+  }
+  if (jobs.empty()) return;
+  std::vector<Job*> waiting;
+  for (auto& job : jobs) {
+    relay_progress(job);
+    if (take_result(job)) forget(job.rec.id);
+    else waiting.push_back(&job);
+  }
+  if (!waiting.empty()) {
+    std::map<std::string, SlurmState> by_id;
+    std::map<std::string, std::string> by_name;
+    if (!query(by_id, by_name)) return;
+    for (Job* j : waiting) {
+      Job& job = *j;
+      if (job.job_id.empty()) {  // the daemon stopped between recording the job and sbatch's answer
+        if (auto it = by_name.find("kwb-" + job.rec.id); it != by_name.end()) {
+          job.job_id = it->second;
+          store::FleetJobRepository fleet(m_db);
+          (void)fleet.put({job.rec.id, name(), job.job_id, job.tries, job.attempt, ""});
+        } else {
+          resubmit(job, "its submission was interrupted before Slurm answered");
+          continue;
+        }
+      }
+      auto it = by_id.find(job.job_id);
+      if (it != by_id.end() && slurm_active_state(it->second.state)) {
+        job.running_seen = job.running_seen || it->second.state == "RUNNING";
+        continue;
+      }
+      job_ended(job, it == by_id.end() ? nullptr : &it->second);
+    }
+  }
+  // Keep what was learnt (progress read, job ids found) for the jobs still watched.
+  std::lock_guard lock(m_mutex);
+  for (const auto& job : jobs) {
+    auto it = m_jobs.find(job.rec.id);
+    if (it == m_jobs.end()) continue;
+    if (it->second.job_id == job.job_id || it->second.job_id.empty()) {
+      it->second.progress_offset = std::max(it->second.progress_offset, job.progress_offset);
+      it->second.stage_state = job.stage_state;
+      if (it->second.job_id.empty()) it->second.job_id = job.job_id;
+    }
+  }
+}
+
+}  // namespace kwb::exec
