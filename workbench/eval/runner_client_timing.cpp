@@ -13,7 +13,6 @@
 // while it waits for a command (between requests, and before the first call of a batch) almost
 // nothing. The strict seccomp filter kills the runner on any new process, so no other process's
 // CPU time can hide work. docs/security.md lists what is left.
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <poll.h>
@@ -47,11 +46,21 @@ constexpr int64_t k_cycle_slack_ns = 10'000;
 // runs are charged to it (no IRQ time accounting here): a loaded machine showed 119 us, an idle
 // one up to 269 us, and a 2-core machine under ctest -j2 plus a build 660 us, which failed honest
 // incumbents in the decide stage (session 8), and 1.4 ms at load 3 (session 11). Beyond it, the
-// runner's CPU time is charged to the batch's samples, up to max(1 ms, 5 % of the batch's timed
-// total); more is work hidden between commands, judged.
+// runner's CPU time is charged to the batch's samples (so it is never hidden), and judged as work
+// hidden between commands beyond max(k_idle_judged_ns, a quarter of the batch's timed total).
 constexpr int64_t k_idle_slack_ns = 1'000'000;
-// Beyond the slack, CPU time up to this (+ 10 %) only raises the sample; more is a violation.
-constexpr int64_t k_excess_judged_ns = 200'000;
+// Honest runners showed up to 3.5 ms of idle CPU under a full ctest -j2 once the clock was read
+// off-CPU (session 13; up to 8.8 ms before, when it was read in the runner's tail), on 16x65536
+// row sums whose batches time ~20 ms: a threshold of 1 ms or 5 % judged them. Below this the
+// excess is charged, which keeps the timing sound; the label is for work that cannot be noise.
+constexpr int64_t k_idle_judged_ns = 10'000'000;
+// Beyond the slack, CPU time up to this plus half the call's wall time only raises the sample
+// (so the sample is never below the work); more is a violation. Honest calls read up to 19 % over
+// their wall time under a full ctest -j2 on the 2-core VM (4351 us of CPU around a 3612 us call,
+// session 13: the kernel's account of the previous call can still be settling when the runner is
+// seen asleep); 200 us + 10 % judged that. A forged "done" or work left to another thread shows
+// as CPU time many times the (near empty) timed window, far beyond this.
+constexpr int64_t k_excess_judged_ns = 1'000'000;
 constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted during its call
 
 using detail::monotonic_ns;
@@ -91,41 +100,30 @@ int64_t runqueue_wait_ns(pid_t pid) {
   return std::sscanf(buf, "%lld %lld", &run, &wait) == 2 && wait >= 0 ? int64_t(wait) : -1;
 }
 
-// True while some thread of `pid` is running or runnable ('R' in /proc/<pid>/task/<tid>/stat).
-bool some_thread_on_cpu(pid_t pid) {
-  char dir_path[64];
-  std::snprintf(dir_path, sizeof dir_path, "/proc/%d/task", int(pid));
-  DIR* dir = ::opendir(dir_path);
-  if (!dir) return false;
-  bool running = false;
-  while (const dirent* e = ::readdir(dir)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    char path[96];
-    std::snprintf(path, sizeof path, "/proc/%d/task/%s/stat", int(pid), e->d_name);
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char buf[512];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    buf[n] = 0;
-    const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-    if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'R') {
-      running = true;
-      break;
-    }
-  }
-  ::closedir(dir);
-  return running;
+// True while the runner's main thread (the one that takes commands and calls the kernel) is
+// running or runnable ('R' in /proc/<pid>/task/<pid>/stat).
+bool main_thread_on_cpu(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", int(pid), int(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+  return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
 }
 
-// Waits, at most k_settle_ns, until no thread of `pid` is on a CPU or waiting for one: its CPU
-// time is then exact. Past the bound (a thread that keeps working) the clock is read anyway, and
-// what it did is charged where it shows.
+// Waits, at most k_settle_ns, until the runner's main thread has left its CPU (asleep, waiting
+// for the next command or release): its CPU time is then exact. Only the main thread: a thread
+// the candidate left working must not be waited for, its CPU time is charged where it shows.
+// Past the bound the clock is read anyway.
 constexpr int64_t k_settle_ns = 50'000'000;
 void wait_until_off_cpu(pid_t pid) {
   const int64_t until = monotonic_ns() + k_settle_ns;
-  for (int polls = 0; some_thread_on_cpu(pid); ++polls) {
+  for (int polls = 0; main_thread_on_cpu(pid); ++polls) {
     if (monotonic_ns() > until) return;
     if (polls < 8) {
       ::sched_yield();
@@ -162,7 +160,7 @@ int64_t RunnerSession::runner_cpu_ns() {
   // leaves its CPU: read while the runner is still on its CPU (the tail of a reply), the clock
   // lags by up to a tick plus the kernel work that memory-heavy calls leave behind (8 ms seen on
   // the 2-core VM), and the lag lands in the next window checked, as work that was not there.
-  // So read it once every thread has left its CPU (asleep, waiting for the next command).
+  // So read it once the main thread has left its CPU (asleep, waiting for the next command).
   wait_until_off_cpu(m_runner_pid);
   timespec ts{};
   if (::clock_gettime(m_runner_clockid, &ts) != 0) return -1;
@@ -253,7 +251,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
       const int64_t per_thread = used / threads, s = samples.back();
       if (per_thread > s + s / 100 + k_cycle_slack_ns) samples.back() = per_thread;
     }
-    if (used > allowed && used - allowed <= k_excess_judged_ns + allowed / 10) return std::nullopt;
+    if (used > allowed && used - allowed <= k_excess_judged_ns + allowed / 2) return std::nullopt;
     if (used > allowed)
       return violation("the candidate worked outside its timed call: the runner used " + us(used) +
                        " of CPU time around a call the workbench timed at " + us(last_wall) + " with " +
@@ -322,14 +320,14 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
   if (cpu_end < 0) return std::unexpected(classify_exit(what));
   if (auto f = close_cycle(cpu_end)) return std::unexpected(*f);
   if (idle_excess > 0) {
-    // CPU time the runner used while it waited for this batch, beyond the slack: a little of it
-    // (a busy machine's interrupts and page reclaim charged to the runner; 1.4 ms was seen on an
-    // honest incumbent at load 3) is charged to the batch's samples, spread evenly, so it is never
-    // hidden; more than 1 ms or 5 % of the batch's timed total is work hidden from the timed
-    // calls, and judged.
+    // CPU time the runner used while it waited for this batch, beyond the slack (a busy
+    // machine's interrupts and kernel work charged to the runner: up to 3.5 ms seen on honest
+    // incumbents) is charged to the batch's samples, spread evenly, so it is never hidden; more
+    // than max(10 ms, a quarter of the batch's timed total) is work hidden from the timed calls,
+    // and judged.
     int64_t timed = 0;
     for (int64_t v : samples) timed += v;
-    if (samples.empty() || idle_excess > std::max(k_idle_slack_ns, timed / 20))
+    if (samples.empty() || idle_excess > std::max(k_idle_judged_ns, timed / 4))
       return std::unexpected(violation("the candidate worked while the runner waited for the timing command (" +
                                        us(idle_cpu) + " of CPU time): work hidden from the timed calls" + k_timed_here));
     const int64_t share = (idle_excess + int64_t(samples.size()) - 1) / int64_t(samples.size());
