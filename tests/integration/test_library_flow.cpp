@@ -20,14 +20,16 @@ namespace {
 
 using namespace kwb::test;
 
-// The test incumbent: deliberately ~10x slow (eight volatile round trips per element), so a
-// winner's margin dwarfs any timing noise of a loaded two-core CI machine.
+// The test incumbent: deliberately ~40x slow (32 volatile round trips per element), so a
+// winner's margin dwarfs any timing noise of a loaded two-core CI machine. (With 8, ~10x, a
+// memory-bound winner timed beside other tests read n1M 2.73x [0.815, 9.01] in a full ctest -j2:
+// a correct refusal to decide, and a failed test.)
 const char* k_slow = R"(// vector_add, CPU: deliberately slow, the test incumbent.
 #include <cstdint>
 extern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     volatile float x = a[i];
-    for (int r = 0; r < 8; ++r) x = x;
+    for (int r = 0; r < 32; ++r) x = x;
     c[i] = x + b[i];
   }
 }

@@ -17,7 +17,7 @@ export const slowIncumbent = `// vector_add, CPU: deliberately slow, the test in
 extern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     volatile float x = a[i];
-    for (int r = 0; r < 8; ++r) x = x;
+    for (int r = 0; r < 32; ++r) x = x;
     c[i] = x + b[i];
   }
 }
