@@ -97,8 +97,8 @@ TEST_F(DaemonApi, CudaCandidatesAreCompiledEvenWithoutAGpu) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 202) << r->body;
   std::string id = body_of(r)["id"];
-  nlohmann::json done;  // long-polls of 60 s: a loaded ctest -j2 may take minutes to decide
-  for (int round = 0; round < 6 && done.value("state", "") != "done"; ++round)
+  nlohmann::json done = nlohmann::json::object();  // long-polls of 60 s: a loaded ctest -j2 may take minutes to decide
+  for (int round = 0; round < 6 && !(done.is_object() && done.value("state", "") == "done"); ++round)
     done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   ASSERT_EQ(done["state"], "done") << done.dump(2);
   const auto& v = done["verdict"];
@@ -123,7 +123,7 @@ TEST_F(DaemonApi, LauncherCandidatesAreBuiltByNvccEvenWithoutAGpu) {
   ASSERT_EQ(r->status, 202) << r->body;
   std::string id = body_of(r)["id"];
   nlohmann::json done = nlohmann::json::object();
-  for (int i = 0; i < 3 && done.value("state", "") != "done"; ++i)  // nvcc on a loaded machine
+  for (int i = 0; i < 3 && !(done.is_object() && done.value("state", "") == "done"); ++i)  // nvcc on a loaded machine
     done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   ASSERT_EQ(done["state"], "done") << done.dump(2);
   const auto& v = done["verdict"];
@@ -152,8 +152,8 @@ TEST_F(DaemonApi, ABenchSubsetIsTimedAloneAndIsNotPromotable) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 202) << r->body;
   std::string id = body_of(r)["id"];
-  nlohmann::json done;  // long-polls of 60 s: a loaded ctest -j2 may take minutes to decide
-  for (int round = 0; round < 6 && done.value("state", "") != "done"; ++round)
+  nlohmann::json done = nlohmann::json::object();  // long-polls of 60 s: a loaded ctest -j2 may take minutes to decide
+  for (int round = 0; round < 6 && !(done.is_object() && done.value("state", "") == "done"); ++round)
     done = body_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   ASSERT_EQ(done["state"], "done") << done.dump(2);
   EXPECT_EQ(done["bench"], nlohmann::json::array({"n1M"}));
@@ -217,10 +217,10 @@ TEST_F(DaemonApi, ListPagesKeepTheirFilters) {
   EXPECT_NE(second["items"][0]["id"], first["items"][0]["id"]);  // the page after the first
   // The variant inferred from the entry symbol is stored with the candidate once it is done.
   // The shipped bench workloads (n16M) under a loaded ctest -j2 may take minutes to decide.
-  nlohmann::json done;
-  for (int round = 0; round < 6 && done.value("state", "") != "done"; ++round)
+  nlohmann::json done = nlohmann::json::object();
+  for (int round = 0; round < 6 && !(done.is_object() && done.value("state", "") == "done"); ++round)
     done = body_of(c.Get("/v1/candidates/" + second["items"][0]["id"].get<std::string>() + "?wait=60"));
-  ASSERT_EQ(done.value("state", ""), "done") << done.dump(2);
+  ASSERT_EQ(done["state"], "done") << done.dump(2);
   EXPECT_EQ(done["variant"], "f32") << done.dump(2);
 }
 

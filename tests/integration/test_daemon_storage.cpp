@@ -30,8 +30,8 @@ nlohmann::json json_of(const httplib::Result& r) { return r ? nlohmann::json::pa
 // The candidate once it is done: long-polls of 60 s, up to 6 of them (the shipped n16M bench
 // workload's decide stage can take minutes on a loaded 2-core machine under ctest -j2).
 nlohmann::json wait_done(httplib::Client& c, const std::string& id) {
-  nlohmann::json got;
-  for (int round = 0; round < 6 && got.value("state", "") != "done"; ++round)
+  nlohmann::json got = nlohmann::json::object();
+  for (int round = 0; round < 6 && !(got.is_object() && got.value("state", "") == "done"); ++round)
     got = json_of(c.Get("/v1/candidates/" + id + "?wait=60"));
   return got;
 }
