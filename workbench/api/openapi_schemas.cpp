@@ -314,7 +314,8 @@ json openapi_schemas() {
                   {"device_class", {{"type", "string"}, {"description", "the calibration id its class shares"}}},
                   {"status", str_enum({"ready", "unusable", "unused"})},
                   {"reason", or_null(str())},
-                  {"candidate", {{"type", json::array({"string", "null"})}, {"description", "on the GPU now"}}},
+                  {"candidate", {{"type", json::array({"string", "null"})}, {"description", "on the GPU now (the first of candidates)"}}},
+                  {"candidates", {{"type", "array"}, {"items", str()}, {"description", "every candidate on the GPU's lane now, up to --gpu-lane-depth"}}},
                   {"finished", integer()}});
   json gpu_health = obj({{"lanes", integer()}, {"unusable", arr(obj({{"lane", str()}, {"reason", str()}}))}});
   json queue = obj({{"queued", integer()}, {"waiting_for_device", integer()}, {"compiling", integer()},

@@ -45,10 +45,12 @@ nlohmann::json gpus_now(const ApiContext& ctx, const exec::PipelineStats& st) {
   nlohmann::json out = nlohmann::json::array();
   for (auto g : ctx.gpus) {
     g["candidate"] = nullptr;
+    g["candidates"] = nlohmann::json::array();
     g["finished"] = 0;
     for (const auto& l : st.lanes)
       if (l.key == g.value("lane", std::string())) {
         if (!l.candidate.empty()) g["candidate"] = l.candidate;
+        g["candidates"] = l.candidates;
         g["finished"] = l.finished;
       }
     out.push_back(std::move(g));

@@ -50,6 +50,7 @@ struct ServeArgs {
   std::string port_file;
   bool no_auth = false;
   int compile_workers = 0;
+  int gpu_lane_depth = 2;
   int64_t queue_quota = 64;
   double rate = 50;
   int heartbeat_ms = 15000;
@@ -268,7 +269,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     lane->device = g;
     lane->sessions = cuda.device.any_of_class ? std::make_shared<eval::GpuSessionPool>(eval::on_device(pooled, g))
                                               : cuda.sessions;
-    gpu_lanes.push_back({cuda.device.lane_class(), lane});
+    gpu_lanes.push_back({cuda.device.lane_class(), lane, a.gpu_lane_depth});
   }
   if (lane_gpus.size() > 1)
     log.say("cuda", std::to_string(lane_gpus.size()) + " timing lanes, one per GPU of " + cuda.device.describe());
@@ -420,6 +421,12 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--port-file", a->port_file, "Write the bound port to this file once listening");
   cmd->add_flag("--no-auth", a->no_auth, "Accept requests without a token (every caller is admin)");
   cmd->add_option("--compile-workers", a->compile_workers, "Compile pool size (default: one per core)");
+  cmd->add_option("--gpu-lane-depth", a->gpu_lane_depth,
+                  "Candidates each GPU lane holds at once: 2 runs one candidate's trusted CPU work (inputs, "
+                  "references, checks) while another's commands run on the GPU, each command alone on it; 1: one "
+                  "candidate at a time")
+      ->default_val(2)
+      ->check(CLI::Range(1, 2));
   cmd->add_option("--queue-quota", a->queue_quota, "Candidates queued or in flight per token")->default_val(64);
   cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
   cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);

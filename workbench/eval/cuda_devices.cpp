@@ -27,6 +27,7 @@ bool parse_pci_bus_id(const std::string& text, unsigned long out[4]) {
 
 GpuSessionOptions on_device(GpuSessionOptions o, const CudaDevice& d) {
   if (d.any_of_class) return o;  // not bound yet: the class's first GPU, as without lanes
+  o.device_key = d.key;
   if (!d.uuid.empty()) {
     o.visible_device = d.uuid;
     o.ordinal = 0;

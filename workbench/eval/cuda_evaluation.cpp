@@ -334,6 +334,8 @@ bool CudaEvaluation::benchmark() {
   if (m_runner) {
     m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
     for (const auto& [kind, ms] : m_runner->busy_by_kind()) m_verdict.summary.stage_ms["runner_" + kind] = ms;
+    // Waiting for the GPU while another candidate's command ran on it (a lane of depth 2).
+    if (m_runner->gate_wait_ms() > 0) m_verdict.summary.stage_ms["gpu_wait"] = m_runner->gate_wait_ms();
   }
   // The trusted side's share of validate + benchmark (the rest is the runner's and the launches').
   m_verdict.summary.stage_ms["inputs"] = m_trusted.inputs_ms;
@@ -374,6 +376,10 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
   cfg.who = who;
   cfg.flush_bytes = m_device.l2_bytes * 2;
   cfg.device_copies = true;
+  // Only a launcher's host code runs in its runner between commands; a cuda-form runner runs
+  // nothing of the candidate's outside a command, so freezing it (a walk of /proc each time) for
+  // every block of the other side guards nothing (timing_subject.hpp).
+  cfg.freeze = m_launcher;
   cfg.timeout_ms = m_opt.run_timeout_ms;
   // The config that won the workload in the benchmark stage, with its launch dimensions.
   cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {

@@ -53,6 +53,7 @@ class CudaEvaluation : public Evaluation {
   bool decide() override;
   core::Verdict verdict() override;
   std::string device_key() const override { return m_device.present ? m_device.lane_class() : "cuda:none"; }
+  bool shares_device() const override { return m_device.present && !m_launcher; }
   void bind_lane(const DeviceLane& lane) override;
   void bind_like(const Evaluation& other) override;
   // The GPU it runs on (any_of_class until a lane binds it).

@@ -43,6 +43,10 @@ util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOpti
                  {"reason", "no CUDA device: the GPU runner failed during start-up: " + info.error().reason}};
   else
     s->device = *info;
+  // Every later command holds the GPU's gate. The start-up above does not, as before gates
+  // existed: a pool starts the next session while a candidate times, and the start-up is the
+  // driver's (context, helper module, one launch of each helper), not a candidate's work.
+  s->runner->set_gate(device_gate(opt.device_key));
   return s;
 }
 

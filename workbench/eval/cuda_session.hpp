@@ -30,6 +30,9 @@ struct GpuSessionOptions {
   std::string visible_device;  // CUDA_VISIBLE_DEVICES inside the sandbox (a GPU-<uuid>); "" = all
   int ordinal = 0;             // the device among the visible ones
   int device_minor = -1;       // only /dev/nvidia<minor> is bound; -1 = every GPU's node
+  // The GPU's key (CudaDevice::key), naming its gate (eval/device_gate.hpp); "" = not bound to one
+  // GPU, no gate.
+  std::string device_key;
 };
 
 struct GpuSession {

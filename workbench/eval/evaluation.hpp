@@ -81,6 +81,12 @@ class Evaluation {
   // The lane that took the evaluation, before validate(): its device becomes the evaluation's
   // (a no-op where the evaluation is on that device already, or has no device to choose).
   virtual void bind_lane(const DeviceLane& lane) { (void)lane; }
+  // Whether the lane may run another sharing evaluation beside this one (docs/architecture.md
+  // "Sharing a GPU"): true only where every device command goes through the GPU's gate
+  // (eval/device_gate.hpp) and nothing of the candidate runs between commands. False (the
+  // default): the lane is this evaluation's alone (CPU timing, whose samples the trusted side's
+  // CPU work would disturb; a cuda-launcher, whose host code runs in its runner).
+  virtual bool shares_device() const { return false; }
   // The same device as `other` (an incumbent or baseline timed beside a candidate in its lane).
   virtual void bind_like(const Evaluation& other) { (void)other; }
   // From another thread: stop the running stage as soon as possible (kills the sandboxed

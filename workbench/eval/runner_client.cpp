@@ -184,6 +184,7 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
                                      what + ": the candidate wrote to the runner's reply descriptor"));
   nlohmann::json cmd = command;
   cmd["seq"] = ++m_seq;
+  auto gate = hold_gate();  // the command's timeout starts once the GPU is this session's
   auto t0 = std::chrono::steady_clock::now();
   if (!wire::write_line(m_cmd_w, cmd)) return std::unexpected(classify_exit(what));
   auto reply = read_reply(timeout_ms, what);
@@ -194,6 +195,14 @@ RunnerResult<nlohmann::json> RunnerSession::request(const nlohmann::json& comman
   static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;  // where the runner's time goes
   if (trace) std::fprintf(stderr, "kwb runner: %-8s %8.2f ms\n", op.c_str(), ms);
   return reply;
+}
+
+std::unique_lock<DeviceGate> RunnerSession::hold_gate() {
+  if (!m_cfg.gate) return {};
+  auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock hold(*m_cfg.gate);
+  m_gate_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return hold;
 }
 
 RunnerResult<nlohmann::json> RunnerSession::read_reply(int timeout_ms, const char* what) {

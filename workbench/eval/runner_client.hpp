@@ -23,6 +23,7 @@
 
 #include "core/verdict.hpp"
 #include "eval/arena.hpp"
+#include "eval/device_gate.hpp"
 
 namespace kwb::sandbox {
 class Process;
@@ -50,6 +51,9 @@ struct RunnerConfig {
   int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
   std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
+  // With gpu: the GPU's gate (eval/device_gate.hpp), held by every command's round trip; null:
+  // nothing else in the process shares the device.
+  std::shared_ptr<DeviceGate> gate;
 };
 
 class RunnerSession {
@@ -89,12 +93,18 @@ class RunnerSession {
   // The same split by kind of command: "timing" (timing batches and the fetch after them),
   // "calls" (single checked calls) and "setup" (everything else: map, load, dims, stats...).
   const std::map<std::string, double>& busy_by_kind() const { return m_busy_by_kind; }
+  // Wall time spent waiting for the GPU's gate (another session's command on the same GPU), not
+  // counted in busy_ms.
+  double gate_wait_ms() const { return m_gate_wait_ms; }
+  // From now on every command holds `gate` (RunnerConfig::gate).
+  void set_gate(std::shared_ptr<DeviceGate> gate) { m_cfg.gate = std::move(gate); }
   // kwb-runner's CPU time so far, all its threads (the kernel's account, not the runner's word);
   // -1 for the GPU runner or when unknown.
   int64_t runner_cpu_time_ns() { return runner_cpu_ns(); }
   // Starts both counts again (a pre-started session's start-up is not the evaluation's).
   void reset_busy() {
     m_busy_ms = 0;
+    m_gate_wait_ms = 0;
     m_busy_by_kind.clear();
   }
 
@@ -137,6 +147,9 @@ class RunnerSession {
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;
   double m_busy_ms = 0;
+  double m_gate_wait_ms = 0;
+  // Holds the GPU's gate (when there is one) from its construction; the wait goes to m_gate_wait_ms.
+  std::unique_lock<DeviceGate> hold_gate();
   std::map<std::string, double> m_busy_by_kind;
 };
 

@@ -75,6 +75,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::gpu_paced_time(int calls, size
   const char* what = "timing";
   nlohmann::json cmd = {{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}, {"paced", true}};
   if (!copies.upload) cmd["upload"] = false;
+  auto gate = hold_gate();  // the whole paced batch and its fetch: the host entry launches in between
   auto ack = request(cmd, timeout_ms, what);
   if (!ack) return std::unexpected(ack.error());
   if (!ack->value("paced", false))

@@ -20,8 +20,10 @@ struct TimingSubjectConfig {
   size_t flush_bytes = 0;     // the same flush as the benchmark stage
   bool device_copies = false; // kwb-gpu-runner: the device holds the arena (fetch before verifying)
   int timeout_ms = 10000;     // per block
-  // Freeze this side's sandbox while the other side is timed. GPU runners: yes (a launcher's host
-  // code could keep working, or queue device work, during the other side's block). kwb-runner
+  // Freeze this side's sandbox while the other side is timed. GPU runners of cuda-launchers: yes
+  // (their host code could keep working, or queue device work, during the other side's block);
+  // of the cuda form: no (the runner is trusted host code that runs the candidate's kernels only
+  // inside a command, and every command holds the GPU's gate). kwb-runner
   // (cpu): no need, and SIGSTOP/SIGCONT would read as work of its own: the trusted CPU timing
   // already charges every CPU nanosecond the runner's process spends between two commands
   // (docs/security.md "Runner replies and CPU timings"), so work left running into the other

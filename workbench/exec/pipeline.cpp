@@ -18,9 +18,14 @@ struct Pipeline::Lane {
   std::string key, queue_key;
   LaneQueue* queue = nullptr;
   std::shared_ptr<const eval::DeviceLane> device;  // null: the evaluation's own device
-  std::string candidate;  // on the device now
+  std::vector<std::string> candidates;  // per slot: on the device now, "" when idle
   uint64_t finished = 0;
-  std::thread thread;
+  // Admission (under the pipeline's mutex): slots running evaluations that share the device, or
+  // one that holds it alone; those waiting to be alone go before new sharers.
+  int sharing = 0, waiting_alone = 0;
+  bool alone = false;
+  std::condition_variable admission;
+  std::vector<std::thread> threads;  // one per slot
 };
 
 Pipeline::Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
@@ -67,7 +72,7 @@ util::Result<void> Pipeline::start() {
   {
     std::lock_guard lock(m_mutex);
     for (const auto& l : m_cfg.lanes)
-      if (l.device) start_lane(l.device->device.key, queue_for(l.queue), l.device);
+      if (l.device) start_lane(l.device->device.key, queue_for(l.queue), l.device, l.depth);
   }
   for (int i = 0; i < std::max(1, m_cfg.compile_workers); ++i) m_workers.emplace_back([this] { compile_worker(); });
   m_retry_thread = std::thread([this] { retry_worker(); });
@@ -80,6 +85,7 @@ void Pipeline::stop() {
     if (m_stopping) return;
     m_stopping = true;
     for (auto& [key, queue] : m_queues) queue->cv.notify_all();
+    for (auto& lane : m_lanes) lane->admission.notify_all();
   }
   if (m_cfg.executor) m_cfg.executor->stop();
   m_backlog_cv.notify_all();
@@ -90,11 +96,12 @@ void Pipeline::stop() {
   if (m_retry_thread.joinable()) m_retry_thread.join();
   std::lock_guard lock(m_mutex);
   for (auto& lane : m_lanes)
-    if (lane->thread.joinable()) {
-      m_mutex.unlock();
-      lane->thread.join();
-      m_mutex.lock();
-    }
+    for (auto& thread : lane->threads)
+      if (thread.joinable()) {
+        m_mutex.unlock();
+        thread.join();
+        m_mutex.lock();
+      }
   if (!m_unwritten.empty())
     spdlog::error("pipeline: stopping with {} verdict(s) not stored ({}): those candidates are evaluated again at the "
                   "next start", m_unwritten.size(), m_last_write_error);
@@ -125,7 +132,13 @@ PipelineStats Pipeline::stats() const {
   std::lock_guard lock(m_mutex);
   PipelineStats st{m_queue.size(), m_backlog, m_compiling, m_on_device + remote, m_finished, m_unwritten.size(),
                    m_unwritten.empty() ? std::string() : m_last_write_error, {}};
-  for (const auto& l : m_lanes) st.lanes.push_back({l->key, l->queue_key, l->candidate, l->finished});
+  for (const auto& l : m_lanes) {
+    LaneStats ls{l->key, l->queue_key, "", {}, l->finished};
+    for (const auto& c : l->candidates)
+      if (!c.empty()) ls.candidates.push_back(c);
+    if (!ls.candidates.empty()) ls.candidate = ls.candidates.front();
+    st.lanes.push_back(std::move(ls));
+  }
   return st;
 }
 
@@ -371,7 +384,8 @@ Pipeline::LaneQueue& Pipeline::queue_for(const std::string& key) {
   return *slot;
 }
 
-void Pipeline::start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device) {
+void Pipeline::start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device,
+                          int depth) {
   for (const auto& lane : m_lanes)
     if (lane->key == key) return;  // one lane per device, never two on one GPU
   auto lane = std::make_unique<Lane>();
@@ -380,12 +394,40 @@ void Pipeline::start_lane(const std::string& key, LaneQueue& queue, std::shared_
     if (q.get() == &queue) lane->queue_key = k;
   lane->queue = &queue;
   lane->device = std::move(device);
+  const size_t slots = size_t(std::max(1, depth));
+  lane->candidates.resize(slots);
   Lane* raw = lane.get();
-  lane->thread = std::thread([this, raw] { lane_worker(*raw); });
+  for (size_t slot = 0; slot < slots; ++slot)
+    lane->threads.emplace_back([this, raw, slot] { lane_worker(*raw, slot); });
   m_lanes.push_back(std::move(lane));
 }
 
-void Pipeline::lane_worker(Lane& lane) {
+bool Pipeline::enter_lane(Lane& lane, bool share) {
+  std::unique_lock lock(m_mutex);
+  if (share) {
+    lane.admission.wait(lock, [&] { return m_stopping || (!lane.alone && lane.waiting_alone == 0); });
+    if (m_stopping) return false;
+    ++lane.sharing;
+    return true;
+  }
+  ++lane.waiting_alone;
+  lane.admission.wait(lock, [&] { return m_stopping || (!lane.alone && lane.sharing == 0); });
+  --lane.waiting_alone;
+  if (m_stopping) return false;
+  lane.alone = true;
+  return true;
+}
+
+void Pipeline::leave_lane(Lane& lane, bool share) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (share) --lane.sharing;
+    else lane.alone = false;
+  }
+  lane.admission.notify_all();
+}
+
+void Pipeline::lane_worker(Lane& lane, size_t slot) {
   while (true) {
     std::unique_ptr<Job> job;
     {
@@ -397,10 +439,14 @@ void Pipeline::lane_worker(Lane& lane) {
       --m_backlog;
       ++m_on_device;
       m_on_device_now[job->rec.id] = job->evaluation.get();
-      lane.candidate = job->rec.id;
+      lane.candidates[slot] = job->rec.id;
     }
     m_backlog_cv.notify_one();
-    guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job, lane); });
+    const bool share = job->evaluation->shares_device();
+    if (enter_lane(lane, share)) {
+      guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job, lane); });
+      leave_lane(lane, share);
+    }
     {
       std::lock_guard lock(m_mutex);
       m_on_device_now.erase(job->rec.id);
@@ -408,7 +454,7 @@ void Pipeline::lane_worker(Lane& lane) {
     job.reset();  // removes the job folder, stops the runner
     std::lock_guard lock(m_mutex);
     --m_on_device;
-    lane.candidate.clear();
+    lane.candidates[slot].clear();
     ++lane.finished;
   }
 }

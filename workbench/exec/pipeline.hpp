@@ -52,9 +52,14 @@ using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std:
 
 // A GPU's lane: the evaluations whose device_key() is `queue` (its device class) are shared by
 // every lane of that queue; the lane binds each to `device` before validating it.
+// Up to `depth` candidates are on the lane at once (docs/architecture.md "Sharing a GPU"):
+// evaluations that share_device() run side by side, each device command alone on the GPU (its
+// gate), so one candidate's trusted CPU work overlaps another's GPU work; any other evaluation
+// has the lane to itself.
 struct LaneConfig {
   std::string queue;
   std::shared_ptr<const eval::DeviceLane> device;
+  int depth = 1;
 };
 
 struct PipelineConfig {
@@ -74,7 +79,8 @@ struct PipelineConfig {
 struct LaneStats {
   std::string key;        // the lane's device ("cuda:0000:19:00.0", "cpu:...")
   std::string queue;      // the device class it serves
-  std::string candidate;  // on the device now; "" when idle
+  std::string candidate;  // on the device now (the first of `candidates`); "" when idle
+  std::vector<std::string> candidates;  // every candidate on the lane now (up to its depth)
   uint64_t finished = 0;  // candidates it ran
 };
 
@@ -114,7 +120,11 @@ class Pipeline : private ExecutorHost {
   struct LaneQueue;
 
   void compile_worker();
-  void lane_worker(Lane& lane);
+  void lane_worker(Lane& lane, size_t slot);
+  // Admission to the lane beside its other slots: sharing evaluations together, any other alone.
+  // False when the pipeline stops meanwhile.
+  bool enter_lane(Lane& lane, bool share);
+  void leave_lane(Lane& lane, bool share);
   void store_artifacts(const std::string& id, const eval::Evaluation& e);  // after compile
   void run_front(const std::string& id);
   void run_device(Job& job, const Lane& lane);
@@ -134,7 +144,8 @@ class Pipeline : private ExecutorHost {
   void event(const std::string& id, const std::string& kind, const nlohmann::json& data) override;
   // The queue for a device key; one with a lane of its own where no configured lane serves it.
   LaneQueue& queue_for(const std::string& key);
-  void start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device);
+  void start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device,
+                  int depth = 1);
 
   store::Database& m_db;
   store::ObjectStore& m_objects;

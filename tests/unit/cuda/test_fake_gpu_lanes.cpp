@@ -1,9 +1,11 @@
 // One timing lane per GPU (docs/architecture.md "Lanes"): `kwb serve` on the fake driver
 // presenting 1, 2 or 8 GPUs of one model. Candidates submitted at once are each timed on exactly
-// one GPU (the lane named by their "validating" event), never two at once on one GPU (the fake
-// driver fails a launch that finds its GPU held by another process: fake_gpu_busy_<i>; the
-// lanes' event intervals do not overlap), on more than one GPU when there are several; a GPU
-// that fails its warm-up is reported (log, /v1/devices, /v1/health) and gets no candidate.
+// one GPU (the lane named by their "validating" event), never two launches at once on one GPU
+// (the fake driver fails a launch that finds its GPU held by another process:
+// fake_gpu_busy_<i>), at most --gpu-lane-depth candidates on a lane at once (the lanes' event
+// intervals; depth 1: they never overlap; docs/architecture.md "Sharing a GPU"), on more than one
+// GPU when there are several; a GPU that fails its warm-up is reported (log, /v1/devices,
+// /v1/health) and gets no candidate.
 #include <httplib.h>
 
 #include <gtest/gtest.h>
@@ -60,15 +62,17 @@ class FakeGpuLanes : public ::testing::Test {
   }
 
   // A daemon on `gpus` fake GPUs (those in fail_warmup failing their start-up).
-  void start(int gpus, const std::string& fail_warmup = "") {
+  void start(int gpus, const std::string& fail_warmup = "", int depth = 2) {
 #ifdef KWB_TEST_FAKE_LIBCUDA
     auto driver = FakeGpus::make(m_dir / "driver", gpus, fail_warmup);
     write_fake_specs(m_dir / "specs");
     ::setenv("KWB_CUDA_DRIVER", driver.c_str(), 1);
     ::setenv("KWB_LIBCLANG", "off", 1);
     std::string error;
+    m_depth = depth;
     ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "20", "--decide-budget-ms", "100", "--specs-dir",
-                                (m_dir / "specs").string(), "--kernels-dir", (source_dir() / "kernels").string()},
+                                (m_dir / "specs").string(), "--kernels-dir", (source_dir() / "kernels").string(),
+                                "--gpu-lane-depth", std::to_string(depth)},
                                m_dir / "ws", &error))
         << error;
 #endif
@@ -122,7 +126,8 @@ class FakeGpuLanes : public ::testing::Test {
     return out;
   }
 
-  // Every candidate accepted on one lane of `allowed`; the lanes' intervals never overlap.
+  // Every candidate accepted on one lane of `allowed` (no launch found its GPU held by another
+  // process); at most the lane depth of them on a lane at once. Returns the lanes used.
   std::set<std::string> check(const std::vector<Timed>& timed, const std::set<std::string>& allowed) {
     std::map<std::string, std::vector<const Timed*>> by_lane;
     for (const auto& t : timed) {
@@ -134,13 +139,18 @@ class FakeGpuLanes : public ::testing::Test {
     std::set<std::string> used;
     for (auto& [lane, list] : by_lane) {
       used.insert(lane);
-      std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->start < b->start; });
-      for (size_t i = 1; i < list.size(); ++i)
-        EXPECT_GT(list[i]->start, list[i - 1]->end)
-            << lane << ": " << list[i]->id << " started before " << list[i - 1]->id << " ended";
+      // Interval ends and starts in event order: the most open at once.
+      std::vector<std::pair<int64_t, int>> marks;
+      for (const auto* t : list) marks.insert(marks.end(), {{t->start, +1}, {t->end, -1}});
+      std::sort(marks.begin(), marks.end());
+      int open = 0, most = 0;
+      for (const auto& [at, step] : marks) most = std::max(most, open += step);
+      EXPECT_LE(most, m_depth) << lane << ": " << most << " candidates on it at once (depth " << m_depth << ")";
+      m_most_at_once = std::max(m_most_at_once, most);
     }
     return used;
   }
+  int m_depth = 2, m_most_at_once = 0;
 
   TempDir m_dir;
   DaemonProcess m_daemon;
@@ -173,6 +183,7 @@ TEST_P(FakeGpuLanesN, EachCandidateIsTimedOnOneGpuAndNoGpuTimesTwoAtOnce) {
 
   auto timed = run(std::max(3, 2 * gpus));
   auto used = check(timed, lanes_of(gpus));
+  std::printf("at most %d candidate(s) on one lane at once\n", m_most_at_once);
   if (gpus > 1) EXPECT_GT(used.size(), 1u) << "every candidate ran on one GPU of " << gpus;
   // The lanes' counts add up to the candidates (incumbents and baselines run inside their lane).
   // A lane counts a candidate once its runner is stopped, just after the verdict: wait for it.
@@ -189,6 +200,13 @@ TEST_P(FakeGpuLanesN, EachCandidateIsTimedOnOneGpuAndNoGpuTimesTwoAtOnce) {
   std::set<std::string> named;
   for (const auto& t : timed) named.insert(body_of(c.Get("/v1/candidates/" + t.id))["verdict"]["device"]);
   EXPECT_EQ(named.size(), 1u);
+}
+
+TEST_F(FakeGpuLanes, ALaneOfDepthOneTimesOneCandidateAtATime) {
+  start(1, "", /*depth=*/1);
+  if (HasFatalFailure()) return;
+  check(run(4), lanes_of(1));
+  EXPECT_EQ(m_most_at_once, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Gpus, FakeGpuLanesN, ::testing::Values(1, 2, 8),

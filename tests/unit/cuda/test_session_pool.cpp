@@ -1,9 +1,12 @@
-// The daemon's pre-started GPU runner sessions (eval/gpu_session_pool.hpp), on the fake driver.
+// The daemon's pre-started GPU runner sessions (eval/gpu_session_pool.hpp) and the GPU's gate
+// their commands hold (eval/device_gate.hpp), on the fake driver.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 
+#include "eval/device_gate.hpp"
 #include "eval/gpu_session_pool.hpp"
 #include "temp_dir.hpp"
 
@@ -49,6 +52,42 @@ TEST(GpuSessionPool, GivesNothingWhenNoSessionCanStart) {
   GpuSessionPool pool(options(dir.path(), dir.path() / "no-such-runner"));
   EXPECT_FALSE(pool.take(60s));  // returns as soon as the start failed, not after the wait
   EXPECT_FALSE(pool.take());
+}
+
+TEST(DeviceGate, OneGatePerGpuKeyAndNoneForAnUnboundSession) {
+  auto a = device_gate("cuda:0000:19:00.0");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a, device_gate("cuda:0000:19:00.0"));
+  EXPECT_NE(a, device_gate("cuda:0000:3b:00.0"));
+  EXPECT_FALSE(device_gate(""));
+}
+
+// Two candidates on one lane (docs/architecture.md "Sharing a GPU"): a command waits while
+// another session's command holds the GPU (here: the test holds its gate), and its timeout starts
+// only once it has the GPU. The start-up is not gated (the pool starts a session while a
+// candidate times).
+TEST(DeviceGate, EveryCommandAfterTheStartWaitsForItsGpusGate) {
+#ifndef KWB_TEST_FAKE_LIBCUDA
+  GTEST_SKIP() << "no fake driver in this build (CUDA toolkit not found)";
+#else
+  kwb::test::TempDir dir;
+  auto opt = options(dir.path(), std::filesystem::path(KWB_TEST_BIN_DIR) / "kwb-gpu-runner");
+  opt.device_key = "cuda:gate-test";
+  opt.command_timeout_ms = 300;
+  auto gate = device_gate(opt.device_key);
+  std::unique_lock held(*gate);
+  auto started = start_gpu_session(opt);  // not gated: it must not wait for `held`
+  ASSERT_TRUE(started) << started.error().what();
+  auto& session = **started;
+  ASSERT_TRUE(session.device.value("present", false)) << session.device.dump();
+  auto reply = std::async(std::launch::async, [&] { return session.runner->command({{"op", "stats"}}, 300, "stats"); });
+  // Bounded: a command that does not wait for the gate answers in a few milliseconds.
+  EXPECT_EQ(reply.wait_for(1500ms), std::future_status::timeout) << "the command ran while its GPU was held";
+  held.unlock();
+  auto r = reply.get();
+  EXPECT_TRUE(r) << "the command's 300 ms timeout ran while it waited for the gate: " << r.error().reason;
+  EXPECT_GE(session.runner->gate_wait_ms(), 1500.0);
+#endif
 }
 
 }  // namespace
