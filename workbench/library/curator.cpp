@@ -99,7 +99,7 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
   auto loaded = load(m_db, m_objects, id, "promote");
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
-  return promote_locked(l.cand, l.verdict, reviewer, token_id);
+  return promote_locked(l.cand, l.verdict, reviewer, token_id, l.rec.device_class);
 }
 
 Outcome Curator::promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer) {
@@ -108,7 +108,7 @@ Outcome Curator::promote_evaluated(const core::Candidate& cand, const core::Verd
 }
 
 Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
-                                std::optional<int64_t> token_id) {
+                                std::optional<int64_t> token_id, const std::string& device_class) {
   const std::string& id = cand.id;
   store::DecisionRepository decisions(m_db);
   auto prior = decisions.find(id);
@@ -132,7 +132,7 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
     return error(Code::refused, fmt::format("candidate {} was judged under version {} of spec {}, which is now at "
                                             "version {}: submit it again to be judged under version {}",
                                             id, judged, cand.op, current->version, current->version));
-  PromotionRequest req{cand, verdict, current, reviewer};
+  PromotionRequest req{cand, verdict, current, reviewer, device_class};
   auto result = library::promote(m_repo, req);
   if (!result) return error(Code::internal, result.error().what());
   switch (result->kind) {
@@ -179,7 +179,8 @@ Outcome Curator::diff(const std::string& id) {
   auto snap = read_head(m_repo);
   if (!snap) return error(Code::internal, snap.error().what());
   const std::string* head = &snap->commit;
-  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend, device_class(l.verdict));
+  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend,
+                                                               device_class(l.verdict, l.rec.device_class));
   std::string old_path = "/dev/null", old_text;  // git_patch adds the a/ and b/ prefixes
   if (inc) {
     auto src = m_repo.read(inc->kernel, *head);

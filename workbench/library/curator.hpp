@@ -58,8 +58,9 @@ class Curator {
   store::ObjectStore& m_objects;
   Repository& m_repo;
   const spec::Catalog& m_catalog;
+  // device_class: the candidate's recorded class ("" where it has none; library::device_class).
   Outcome promote_locked(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
-                         std::optional<int64_t> token_id);
+                         std::optional<int64_t> token_id, const std::string& device_class = "");
   std::mutex m_decide;  // one promotion or rejection at a time in this process
 };
 

@@ -111,7 +111,7 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     return refused("the candidate was not compared with the library's incumbent (evaluated without a library, or the "
                    "comparison could not be made: " + v.reason + ")");
   if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
-  const std::string dc = device_class(v);
+  const std::string dc = device_class(v, req.device_class);
   if (dc == "any")
     return refused("the verdict does not say which device class it was measured on (device '" + v.device + "')");
 

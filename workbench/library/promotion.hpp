@@ -19,6 +19,9 @@ struct PromotionRequest {
   core::Verdict verdict;
   const core::Spec* spec = nullptr;  // to tell spec params from tunables
   std::string reviewer;              // token name, "ci" or "auto-promote"
+  // The candidate's recorded device class (a Slurm node's; library::device_class(v, recorded));
+  // empty: the verdict's own, read on this machine.
+  std::string device_class = {};
 };
 
 struct PromotionResult {

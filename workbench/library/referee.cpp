@@ -57,6 +57,13 @@ std::string device_class(const core::Verdict& v) {
   return "cuda-" + v.device.substr(at + 1, end - at - 1);
 }
 
+std::string device_class(const core::Verdict& v, const std::string& recorded) {
+  const bool cpu = v.backend == "cpu";
+  if (!recorded.empty() && recorded.starts_with(cpu ? "cpu-" : "cuda-") && why_not_a_device_class(recorded).empty())
+    return recorded;
+  return device_class(v);
+}
+
 std::string base_toolchain(const std::string& toolchain, const std::vector<std::string>& flags) {
   std::string suffix;
   for (const auto& f : flags) suffix += " " + f;

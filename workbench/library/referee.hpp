@@ -33,6 +33,12 @@ util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const
 
 // host_cpu_class() ("cpu-x86_64-v3") for the CPU; "cuda-sm_90" from a CUDA verdict's device ("... (sm_90, ...").
 std::string device_class(const core::Verdict& v);
+// The class a verdict was measured under, where the machine that reads it is not the one that
+// measured it: `recorded` (the candidate's device_class: on the Slurm executor, the class of the
+// node that evaluated it) when it names a class of the verdict's kind (cpu-* for cpu, cuda-* for
+// cuda), else device_class(v). A CPU verdict from a node of another CPU is filed under the node's
+// class, not the daemon host's (docs/fleet.md "Device classes").
+std::string device_class(const core::Verdict& v, const std::string& recorded);
 // The verdict's toolchain without the candidate's own flags (what a library kernel compiles with).
 std::string base_toolchain(const std::string& toolchain, const std::vector<std::string>& flags);
 // The identity a verdict's timings were measured under.

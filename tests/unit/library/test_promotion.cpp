@@ -1,7 +1,9 @@
 // Promotion refusals that need no evaluation: not accepted, not beating, a bench subset, and an
-// incumbent that changed since the comparison; and the commit's files on success.
+// incumbent that changed since the comparison; the commit's files on success; and the device
+// class a verdict measured on another machine (a Slurm node) is filed under.
 #include <gtest/gtest.h>
 
+#include "library/device_class.hpp"
 #include "library/dispatch.hpp"
 #include "library/promotion.hpp"
 #include "library/referee.hpp"
@@ -119,6 +121,41 @@ TEST(Promotion, CommitsKernelMetadataAndDispatchThenConflictsOnAStaleComparison)
   EXPECT_EQ(c->kind, PromotionResult::Kind::conflict);
   EXPECT_NE(c->reason.find("changed since this candidate was measured"), std::string::npos) << c->reason;
   EXPECT_EQ(f.repo->log()->size(), 2u);
+}
+
+// A class of another CPU than this machine's.
+std::string other_cpu_class() { return host_cpu_class() == "cpu-x86_64-v1" ? "cpu-x86_64-v2" : "cpu-x86_64-v1"; }
+
+TEST(Promotion, TheRecordedClassOfAVerdictsKindWinsOverThisMachines) {
+  core::Verdict cpu;
+  cpu.backend = "cpu";
+  EXPECT_EQ(device_class(cpu, ""), host_cpu_class());
+  EXPECT_EQ(device_class(cpu, other_cpu_class()), other_cpu_class());
+  EXPECT_EQ(device_class(cpu, "cuda-sm_90"), host_cpu_class()) << "a class of the other kind is ignored";
+  EXPECT_EQ(device_class(cpu, "cpu-x86_64-v9"), host_cpu_class()) << "not a class";
+  core::Verdict gpu;
+  gpu.backend = "cuda";
+  gpu.device = "NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)";
+  EXPECT_EQ(device_class(gpu, ""), "cuda-sm_90");
+  EXPECT_EQ(device_class(gpu, other_cpu_class()), "cuda-sm_90");
+  EXPECT_EQ(device_class(gpu, "cuda-sm_80"), "cuda-sm_80");
+}
+
+// On the Slurm executor a CPU candidate is measured on a node, whose CPU may be of another class
+// than the daemon's: the promotion files it under the node's class (the candidate's recorded one).
+TEST(Promotion, ACpuVerdictFromAnotherNodeIsFiledUnderThatNodesClass) {
+  Fixture f;
+  auto req = f.request({"n1M", "n16M"});
+  req.device_class = other_cpu_class();
+  auto r = promote(*f.repo, req);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->kind, PromotionResult::Kind::committed) << r->reason;
+  auto d = parse_dispatch(*f.repo->read("dispatch.json"));
+  ASSERT_TRUE(d);
+  const auto* e = d->find("vector_add", "f32", "cpu", other_cpu_class());
+  ASSERT_NE(e, nullptr) << *f.repo->read("dispatch.json");
+  EXPECT_EQ(e->kernel, r->kernel);
+  EXPECT_EQ(d->find("vector_add", "f32", "cpu", host_cpu_class()), nullptr) << "filed under this machine's class";
 }
 
 }  // namespace
