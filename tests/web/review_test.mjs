@@ -11,7 +11,9 @@
 //   keyboard   Tab reaches every control of every page, and every control has an accessible name
 //   reject     a reviewer's Reject records the reason typed
 //   leaderboard sorting and the status filter ask the daemon (server-side)
-// Screenshots of each page go to docs/ui/ (shown in the README).
+// Screenshots of each page go to a temporary folder, or to $KWB_UI_SHOTS where set
+// (`KWB_UI_SHOTS=docs/ui ctest -R WebUi` refreshes the ones docs/web.md shows): a test run
+// leaves the source tree as it found it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +42,9 @@ function check(name, ok, detail) {
   if (!ok) failures.push(`${name}: ${detail}`);
 }
 
-const shots = path.join(sourceDir, 'docs', 'ui');
+const shots = process.env.KWB_UI_SHOTS
+  ? path.resolve(sourceDir, process.env.KWB_UI_SHOTS)
+  : fs.mkdtempSync(path.join(os.tmpdir(), 'kwb-ui-shots-'));
 fs.mkdirSync(shots, { recursive: true });
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kwb-web-'));
 const daemon = await startDaemon(root);
@@ -263,8 +267,13 @@ try {
 } finally {
   if (browser) await browser.close();
   await daemon.stop();
-  if (failures.length) console.error(`daemon log:\n${daemon.log().slice(-4000)}`);
-  else fs.rmSync(root, { recursive: true, force: true });
+  if (failures.length) {
+    console.error(`daemon log:\n${daemon.log().slice(-4000)}`);
+    console.error(`screenshots: ${shots}`);
+  } else {
+    fs.rmSync(root, { recursive: true, force: true });
+    if (!process.env.KWB_UI_SHOTS) fs.rmSync(shots, { recursive: true, force: true });
+  }
 }
 console.log(failures.length ? `${failures.length} failed:\n  ${failures.join('\n  ')}` : 'all browser checks passed');
 process.exit(failures.length ? 1 : 0);
