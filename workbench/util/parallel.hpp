@@ -6,27 +6,31 @@
 #include <cstddef>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace kwb::util {
+
+// Runs call(ctx, k) for every k in [0, chunks) on the process's chunk workers and the caller;
+// returns when all are done. The workers (hardware_concurrency - 1, started on first use) live
+// as long as the process: a thread per call cost a stack's mmap, mprotect and madvise each time,
+// and with several evaluations at once the daemon's threads spent more time in those (holding
+// the address space's lock against every page fault) than running (docs/benchmarks/h200.md
+// "Candidates per minute"). Calls from several threads share the workers; a call made from a
+// chunk runs its own chunks too, so nesting cannot deadlock.
+void run_chunks(size_t chunks, void* ctx, void (*call)(void*, size_t));
 
 // Calls fn(k) for every k in [0, chunks), on up to hardware_concurrency threads (the caller's
 // among them); returns when all are done.
 template <class F>
 void parallel_chunks(size_t chunks, F&& fn) {
-  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
+  if (chunks <= 1 || std::thread::hardware_concurrency() <= 1) {
     for (size_t k = 0; k < chunks; ++k) fn(k);
     return;
   }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < chunks;) fn(k);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  using Fn = std::remove_reference_t<F>;
+  run_chunks(chunks, const_cast<void*>(static_cast<const void*>(&fn)),
+             [](void* ctx, size_t k) { (*static_cast<Fn*>(ctx))(k); });
 }
 
 inline constexpr size_t k_parallel_bytes = size_t(8) << 20;  // chunk of the byte-wise helpers
