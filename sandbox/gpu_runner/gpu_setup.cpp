@@ -245,21 +245,26 @@ nlohmann::json GpuRunner::load(const nlohmann::json& cmd) {
 nlohmann::json GpuRunner::map(const nlohmann::json& cmd) {
   std::string error;
   if (!init(error)) return reply_error("[no_device] " + error);
-  unmap();
   size_t bytes = cmd.at("shm_bytes").get<size_t>();
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_shm_fd, 0);
-  if (p == MAP_FAILED) return reply_error(std::string("mmap of the shared buffers failed: ") + std::strerror(errno));
-  m_host = static_cast<char*>(p);
-  m_mapped = bytes;
-  // Page-locked, the arena's copies run at the bus's speed instead of through the driver's
-  // staging buffers (several times faster for the large bench workloads). Optional: where the
-  // driver refuses (or lacks the call), copies stay pageable.
-  if (m_cu.cuMemHostRegister && m_cu.cuMemHostUnregister)
-    m_pinned = m_cu.cuMemHostRegister(m_host, m_mapped, 0) == CUDA_SUCCESS;
+  // The arena's file only grows: a mapping (and its page-locking) that covers the new layout is
+  // kept. Mapping and pinning hundreds of MB again for every workload took tens of ms with the
+  // GPU held (docs/benchmarks/h200.md "Candidates per minute").
+  if (!m_host || bytes > m_mapped) {
+    unmap();
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_shm_fd, 0);
+    if (p == MAP_FAILED) return reply_error(std::string("mmap of the shared buffers failed: ") + std::strerror(errno));
+    m_host = static_cast<char*>(p);
+    m_mapped = bytes;
+    // Page-locked, the arena's copies run at the bus's speed instead of through the driver's
+    // staging buffers (several times faster for the large bench workloads). Optional: where the
+    // driver refuses (or lacks the call), copies stay pageable.
+    if (m_cu.cuMemHostRegister && m_cu.cuMemHostUnregister)
+      m_pinned = m_cu.cuMemHostRegister(m_host, m_mapped, 0) == CUDA_SUCCESS;
+  }
   m_buffers.clear();
   for (const auto& b : cmd.at("buffers")) {
     ArenaBuffer buf{b.at("offset").get<size_t>(), b.at("bytes").get<size_t>(), b.at("output").get<bool>()};
-    if (buf.offset + buf.bytes > bytes) return reply_error("buffer outside the shared mapping");
+    if (buf.offset + buf.bytes > bytes) return reply_error("buffer outside the shared buffers' layout");
     m_buffers.push_back(buf);
   }
   m_params = cmd.at("params").get<std::vector<int64_t>>();

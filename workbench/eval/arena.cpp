@@ -11,6 +11,15 @@
 
 namespace kwb::eval {
 
+bool same_layout(const std::vector<TensorSlot>& a, const std::vector<TensorSlot>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || a[i].role != b[i].role || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape ||
+        a[i].bytes != b[i].bytes)
+      return false;
+  return true;
+}
+
 util::Result<SharedArena> SharedArena::create() {
   int fd = ::memfd_create("kwb-arena", MFD_CLOEXEC);
   if (fd < 0) return util::fail("arena", std::string("memfd_create failed: ") + std::strerror(errno));
@@ -27,6 +36,7 @@ SharedArena& SharedArena::operator=(SharedArena&& o) noexcept {
     m_fd = o.m_fd;
     m_base = o.m_base;
     m_size = o.m_size;
+    m_mapped = o.m_mapped;
     m_file_size = o.m_file_size;
     m_slots = std::move(o.m_slots);
     m_pattern = std::move(o.m_pattern);
@@ -34,6 +44,7 @@ SharedArena& SharedArena::operator=(SharedArena&& o) noexcept {
     o.m_fd = -1;
     o.m_base = nullptr;
     o.m_size = 0;
+    o.m_mapped = 0;
     o.m_file_size = 0;
   }
   return *this;
@@ -42,7 +53,7 @@ SharedArena& SharedArena::operator=(SharedArena&& o) noexcept {
 SharedArena::~SharedArena() { release(); }
 
 void SharedArena::release() {
-  if (m_base) ::munmap(m_base, m_size);
+  if (m_base) ::munmap(m_base, m_mapped);
   if (m_fd >= 0) ::close(m_fd);
   m_base = nullptr;
   m_fd = -1;
@@ -62,8 +73,15 @@ util::Result<void> SharedArena::layout(std::vector<TensorSlot>& slots) {
     m_guards.push_back({off, tail + k_guard});
     off += tail + k_guard;
   }
-  if (m_base) ::munmap(m_base, m_size);
+  m_slots = slots;
+  // A mapping that covers the layout is kept (the file only grows): unmapping and mapping
+  // hundreds of MB for every workload held the daemon's address-space lock against the page
+  // faults of every other evaluation's threads.
+  m_size = off;
+  if (m_base && off <= m_mapped) return {};
+  if (m_base) ::munmap(m_base, m_mapped);
   m_base = nullptr;
+  m_mapped = 0;
   // The file only grows: its pages stay allocated for the next workload (and, in the daemon's
   // pooled GPU session, the next evaluation), and MAP_POPULATE maps them in one go instead of a
   // page fault per 4 KiB on first touch.
@@ -75,8 +93,7 @@ util::Result<void> SharedArena::layout(std::vector<TensorSlot>& slots) {
   void* p = ::mmap(nullptr, off, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, m_fd, 0);
   if (p == MAP_FAILED) return util::fail("arena", std::string("mmap failed: ") + std::strerror(errno));
   m_base = static_cast<char*>(p);
-  m_size = off;
-  m_slots = slots;
+  m_mapped = off;
   return {};
 }
 

@@ -22,6 +22,10 @@ struct TensorSlot {
   size_t offset = 0;  // of the first data byte in the arena
 };
 
+// Whether `a` and `b` place the same tensors (names, roles, dtypes, shapes): a layout that can be
+// kept, offsets and mappings included.
+bool same_layout(const std::vector<TensorSlot>& a, const std::vector<TensorSlot>& b);
+
 class SharedArena {
  public:
   static constexpr size_t k_guard = 4096;  // guard bytes before and after each tensor
@@ -32,8 +36,9 @@ class SharedArena {
   ~SharedArena();
 
   int fd() const { return m_fd; }
-  size_t size() const { return m_size; }
-  // Places `slots` (sets their offsets), resizes and maps the memfd.
+  size_t size() const { return m_size; }  // the layout's extent (what a runner maps)
+  // Places `slots` (sets their offsets), grows and maps the memfd (a mapping that covers the new
+  // layout is kept: remapping cost page-table work and the address-space lock every time).
   util::Result<void> layout(std::vector<TensorSlot>& slots);
   char* data(const TensorSlot& s) { return m_base + s.offset; }
   // Refills every guard zone with a pattern derived from `seed`.
@@ -51,6 +56,7 @@ class SharedArena {
   int m_fd = -1;
   char* m_base = nullptr;
   size_t m_size = 0;
+  size_t m_mapped = 0;     // the mapping's length: the largest layout mapped so far
   size_t m_file_size = 0;  // the memfd's size: the largest layout so far
   std::vector<TensorSlot> m_slots;
   std::vector<unsigned char> m_pattern;  // expected guard bytes, laid out as in the arena

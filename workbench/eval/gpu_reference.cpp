@@ -15,13 +15,6 @@ namespace {
 
 constexpr const char* k_cubin = "reference.cubin";
 
-bool same_layout(const std::vector<TensorSlot>& a, const std::vector<TensorSlot>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape) return false;
-  return true;
-}
-
 }  // namespace
 
 util::Result<std::unique_ptr<GpuReference>> GpuReference::open(const core::Spec& spec,
