@@ -1,6 +1,8 @@
 #include "eval/harness.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "eval/compare.hpp"
@@ -15,27 +17,26 @@ namespace kwb::eval {
 
 namespace {
 
-// Adds the scope's wall time to *into (when there is one).
+// Adds the scope's wall time to *into (when there is one). KWB_HARNESS_TRACE=1 prints every
+// step of the trusted side with its workload and size (where a large workload's time goes).
 class ScopeTimer {
  public:
-  explicit ScopeTimer(double* into) : m_into(into), m_start(std::chrono::steady_clock::now()) {}
+  explicit ScopeTimer(double* into, const char* what = nullptr, size_t bytes = 0)
+      : m_into(into), m_what(what), m_bytes(bytes), m_start(std::chrono::steady_clock::now()) {}
   ~ScopeTimer() {
-    if (m_into)
-      *m_into += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
+    if (m_into) *m_into += ms;
+    static const bool trace = std::getenv("KWB_HARNESS_TRACE") != nullptr;
+    if (trace && m_what && m_bytes >= (size_t(1) << 20))
+      std::fprintf(stderr, "kwb harness: %-12s %8.2f ms %7.1f MiB\n", m_what, ms, double(m_bytes) / (1 << 20));
   }
 
  private:
   double* m_into;
+  const char* m_what;
+  size_t m_bytes;
   std::chrono::steady_clock::time_point m_start;
 };
-
-// Zeroes the reference's expected outputs on every core (bench outputs have hundreds of MB).
-void parallel_zero(std::vector<double>& v) {
-  constexpr size_t k_chunk = size_t(1) << 20;
-  util::parallel_chunks((v.size() + k_chunk - 1) / k_chunk, [&](size_t k) {
-    std::fill(v.begin() + long(k * k_chunk), v.begin() + long(std::min(v.size(), (k + 1) * k_chunk)), 0.0);
-  });
-}
 
 template <class T>
 void give_all(std::map<std::string, std::vector<T>>& buffers) {
@@ -87,9 +88,16 @@ WorkloadHarness::~WorkloadHarness() {
   give_all(m_first);
 }
 
+size_t WorkloadHarness::output_bytes() const {
+  size_t bytes = 0;
+  for (const auto& s : m_slots)
+    if (s.role != core::Role::in) bytes += s.bytes;
+  return bytes;
+}
+
 std::optional<CheckFailure> WorkloadHarness::await_reference() {
   if (m_reference_done.valid()) {
-    ScopeTimer timer(m_times ? &m_times->reference_wait_ms : nullptr);
+    ScopeTimer timer(m_times ? &m_times->reference_wait_ms : nullptr, "ref_wait", output_bytes());
     auto done = m_reference_done.get();
     if (!done) m_reference_failure = CheckFailure{core::Status::error, blame_spec(m_spec, context() + ": " + done.error().what())};
   }
@@ -101,7 +109,7 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
   // The outputs the arena holds were verified for the inputs about to be replaced: their
   // checksums let a later mismatch say "identical to the previous inputs' output" (a cache).
   if (m_outputs_verified) {
-    ScopeTimer checks(m_times ? &m_times->checks_ms : nullptr);
+    ScopeTimer checks(m_times ? &m_times->checks_ms : nullptr, "prev_sums", output_bytes());
     for (const auto& s : m_slots)
       if (s.role != core::Role::in) m_previous_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key);
   }
@@ -122,7 +130,11 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       // starts from it and the reference must see the values before the kernel's.
       uint64_t fill_seed = rng.next();
       m_input_seeds[s.name] = fill_seed;
-      fill_tensor_seeded(m_arena.data(s), s.dtype, s.count, dist.tensors.at(s.name), fill_seed);
+      {
+        ScopeTimer t(nullptr, "fill", s.bytes);
+        fill_tensor_seeded(m_arena.data(s), s.dtype, s.count, dist.tensors.at(s.name), fill_seed);
+      }
+      ScopeTimer t(nullptr, "input_sum", s.bytes);
       m_input_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_input_key);
       args.inputs[s.name] = m_arena.data(s);
       if (s.role == core::Role::inout) {
@@ -134,14 +146,15 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
     }
     if (s.role != core::Role::in) {
       auto& want = m_expected[s.name];
-      VectorPool<double>::fit(want, s.count);
-      parallel_zero(want);
+      ScopeTimer t(nullptr, "expected_fit", s.count * sizeof(double));
+      VectorPool<double>::fit(want, s.count);  // the reference writes every element
       args.outputs[s.name] = want.data();
     }
   }
+  ScopeTimer start(nullptr, "ref_start", output_bytes());
   if (m_overlap) {
-    m_reference_done = std::async(std::launch::async, [&ref = m_reference, args = std::move(args)] { return ref.compute(args); });
-  } else if (auto done = m_reference.compute(args); !done) {
+    m_reference_done = std::async(std::launch::async, [&ref = m_reference, args = std::move(args)] { return ref.compute_fresh(args); });
+  } else if (auto done = m_reference.compute_fresh(args); !done) {
     m_reference_failure = CheckFailure{core::Status::error, blame_spec(m_spec, context() + ": " + done.error().what())};
   }
 }
@@ -185,7 +198,7 @@ std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed,
 
 std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, unsigned char poison) {
   if (auto f = await_reference()) return f;
-  ScopeTimer timer(m_times ? &m_times->checks_ms : nullptr);
+  ScopeTimer timer(m_times ? &m_times->checks_ms : nullptr, "verify", output_bytes());
   ++m_result.checks;
   std::string where = context() + when;
   if (auto g = m_arena.check_guards()) return CheckFailure{core::Status::incorrect, where + ": " + *g};

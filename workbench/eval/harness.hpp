@@ -70,6 +70,7 @@ class WorkloadHarness {
  private:
   std::string context() const;
   std::optional<CheckFailure> await_reference();  // how the reference failed, if it did
+  size_t output_bytes() const;                     // bytes of the out and inout tensors
 
   const core::Spec& m_spec;
   const core::Variant& m_variant;

@@ -17,6 +17,10 @@ class Reference {
   virtual ~Reference() = default;
   // Reads args.inputs, writes every element of args.outputs (pre-sized). One call at a time.
   virtual util::Result<void> compute(const core::ReferenceArgs& args) = 0;
+  // The same for a caller whose outputs hold nothing to keep (the harness's expected outputs):
+  // the caller's output values are not read, so an element the reference does not write is not
+  // the caller's but 0 (reference process) or NaN (GPU reference, which never reads them).
+  virtual util::Result<void> compute_fresh(const core::ReferenceArgs& args) { return compute(args); }
 };
 
 // Opens the reference of `spec` for one evaluation (which may keep it across workloads).

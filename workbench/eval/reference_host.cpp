@@ -31,6 +31,20 @@ const std::string& interface_digest() {
 
 }  // namespace
 
+// Reference processes whose evaluation ended, by spec and build, for the next evaluation. A
+// bound on their buffers' bytes keeps an idle daemon from holding much memory.
+struct IdleReferences {
+  static constexpr size_t k_per_key = 4;
+  static constexpr size_t k_max_bytes = size_t(4) << 30;
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::unique_ptr<ReferenceProcess>>> by_key;
+  size_t bytes = 0;
+};
+
+ReferenceHost::ReferenceHost(ReferenceHostConfig cfg) : m_cfg(std::move(cfg)), m_idle(std::make_shared<IdleReferences>()) {}
+
+ReferenceHost::~ReferenceHost() = default;
+
 util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const std::vector<std::string>& extra_flags) {
   if (spec.file.empty()) return util::fail("reference", "the spec was not loaded from a folder, so it has no reference.cpp");
   const fs::path source_path = spec.file.parent_path() / "reference.cpp";
@@ -98,9 +112,31 @@ util::Result<std::shared_ptr<Reference>> ReferenceHost::open(const core::Spec& s
   auto built = build(spec, extra_flags);
   if (!built) return std::unexpected(built.error());
   if (!built->ok) return util::fail("", built->reason);
-  auto process = ReferenceProcess::start(m_cfg, spec, built->object);
-  if (!process) return std::unexpected(process.error());
-  return std::shared_ptr<Reference>(std::move(*process));
+  // The spec object too: an idle process refers to the Spec it was started for.
+  const std::string key = util::sha256_hex(built->object) + '/' + std::to_string(reinterpret_cast<uintptr_t>(&spec));
+  std::unique_ptr<ReferenceProcess> process;
+  {
+    std::lock_guard lock(m_idle->mutex);
+    if (auto it = m_idle->by_key.find(key); it != m_idle->by_key.end() && !it->second.empty()) {
+      process = std::move(it->second.back());
+      it->second.pop_back();
+      m_idle->bytes -= process->arena_bytes();
+    }
+  }
+  if (!process) {
+    auto started = ReferenceProcess::start(m_cfg, spec, built->object);
+    if (!started) return std::unexpected(started.error());
+    process = std::move(*started);
+  }
+  return std::shared_ptr<Reference>(process.release(), [idle = m_idle, key](Reference* r) {
+    std::unique_ptr<ReferenceProcess> p(static_cast<ReferenceProcess*>(r));  // ended (if not kept) after the lock
+    if (!p->reusable()) return;
+    std::lock_guard lock(idle->mutex);
+    auto& list = idle->by_key[key];
+    if (list.size() >= IdleReferences::k_per_key || idle->bytes + p->arena_bytes() > IdleReferences::k_max_bytes) return;
+    idle->bytes += p->arena_bytes();
+    list.push_back(std::move(p));
+  });
 }
 
 }  // namespace kwb::eval

@@ -1,11 +1,15 @@
 #pragma once
 // Trusted references as spec data (issue 16): a spec folder's reference.cpp is compiled by the
 // workbench itself (the cpu toolchain in the compile sandbox, against the embedded interface of
-// core/reference_interface.hpp, through the content-addressed compile cache) and each
-// evaluation runs it in a reference process of its own: a kwb-runner in the run sandbox that
-// maps the reference's own shared memory, apart from the daemon (a reference that crashes, hangs
-// or writes past its outputs is an error that blames the spec) and apart from the candidate
-// (expected outputs never exist in the candidate's process). docs/specs.md, "References".
+// core/reference_interface.hpp, through the content-addressed compile cache) and an evaluation
+// runs it in a reference process: a kwb-runner in the run sandbox that maps the reference's own
+// shared memory, apart from the daemon (a reference that crashes, hangs or writes past its
+// outputs is an error that blames the spec) and apart from the candidate (expected outputs never
+// exist in the candidate's process). One evaluation has a process to itself; when it ends, a
+// process that never failed waits for the next evaluation of the same spec (its sandbox up and
+// its buffers mapped: starting one and faulting in hundreds of MB per candidate was a large part
+// of a GPU lane's time). It only ever saw the daemon's inputs, never a candidate. docs/specs.md,
+// "References".
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -41,15 +45,19 @@ struct ReferenceBuild {
   double wall_ms = 0;
 };
 
+struct IdleReferences;  // reference_host.cpp
+
 class ReferenceHost {
  public:
-  explicit ReferenceHost(ReferenceHostConfig cfg) : m_cfg(std::move(cfg)) {}
+  explicit ReferenceHost(ReferenceHostConfig cfg);
+  ~ReferenceHost();
 
   // Compiles <spec folder>/reference.cpp (once per source, toolchain and interface; later calls
   // and later daemons get the cached object). Errors only for failures of the trusted side or a
   // missing file; a reference that does not compile is a ReferenceBuild with ok false.
   util::Result<ReferenceBuild> build(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
-  // Builds (if needed) and starts a reference process for one evaluation.
+  // Builds (if needed) and starts a reference process for one evaluation (or hands it an idle
+  // one of the same spec and build).
   util::Result<std::shared_ptr<Reference>> open(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
   // open() as an ReferenceOpener; the host must outlive what it opens.
   ReferenceOpener opener() {
@@ -61,6 +69,7 @@ class ReferenceHost {
   ReferenceHostConfig m_cfg;
   std::mutex m_mutex;  // guards m_built: the built objects by digest of unit and flags
   std::map<std::string, ReferenceBuild> m_built;
+  std::shared_ptr<IdleReferences> m_idle;  // shared with the handles open() gave out
 };
 
 }  // namespace kwb::eval

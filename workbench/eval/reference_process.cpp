@@ -1,5 +1,8 @@
 #include "eval/reference_process.hpp"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -57,15 +60,20 @@ ReferenceProcess::~ReferenceProcess() {
   if (!m_job.empty()) std::filesystem::remove_all(m_job, ec);
 }
 
-util::Result<void> ReferenceProcess::compute(const core::ReferenceArgs& args) {
+bool ReferenceProcess::reusable() {
+  std::lock_guard lock(m_mutex);
+  return !m_dead && m_runner;
+}
+
+util::Result<void> ReferenceProcess::compute(const core::ReferenceArgs& args, bool keep_outputs) {
   std::lock_guard lock(m_mutex);
   if (m_dead) return util::fail("", *m_dead);
-  auto r = compute_locked(args);
+  auto r = compute_locked(args, keep_outputs);
   if (!r && !m_runner) m_dead = r.error().what();
   return r;
 }
 
-util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& args) {
+util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& args, bool keep_outputs) {
   const core::Variant* variant = m_spec.find_variant(args.variant);
   if (!variant) return util::fail("", "no variant '" + args.variant + "'");
   // The block, then per tensor its input (in its dtype) and its output (doubles).
@@ -101,8 +109,26 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
   }
   if (tensors.size() > KWB_REF_MAX_TENSORS || args.params.size() > KWB_REF_MAX_PARAMS)
     return util::fail("", "too many tensors or params for the reference interface");
-  if (auto l = m_arena.layout(slots); !l) return std::unexpected(l.error());
+  // A workload's input sets come one after another: the layout and the process's mapping stay.
+  const bool relayout = !same_layout(slots, m_slots);
+  if (relayout) {
+    m_slots.clear();
+    if (auto l = m_arena.layout(slots); !l) return std::unexpected(l.error());
+  } else {
+    slots = m_slots;
+  }
 
+  // KWB_HARNESS_TRACE=1: where a large compute's time goes (copies in, the call, copies out).
+  static const bool trace = std::getenv("KWB_HARNESS_TRACE") != nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  auto lap = [&](const char* what) {
+    auto now = std::chrono::steady_clock::now();
+    if (trace && slots.size() > 1 && slots.back().bytes >= (size_t(1) << 20))
+      std::fprintf(stderr, "kwb reference: %-8s %8.2f ms %7.1f MiB%s\n", what,
+                   std::chrono::duration<double, std::milli>(now - t0).count(), double(slots.back().bytes) / (1 << 20),
+                   relayout ? " (new layout)" : "");
+    t0 = now;
+  };
   auto* block = reinterpret_cast<kwb_ref_block*>(m_arena.data(slots[0]));
   std::memset(block, 0, sizeof *block);
   block->magic = KWB_REF_MAGIC;
@@ -120,23 +146,33 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
     d.dtype = uint32_t(s.dtype);
     d.offset = s.offset - slots[0].offset;
     d.count = s.count;
-    // The caller's outputs go in as they are: an element the reference does not write keeps them.
+    // The caller's outputs go in as they are (an element the reference does not write keeps
+    // them), or zeros where the caller keeps nothing (compute_fresh: no 8-byte-per-element copy).
     auto in = args.inputs.find(s.name);
     auto out = args.outputs.find(s.name);
     if (t.output ? out == args.outputs.end() : in == args.inputs.end())
       return util::fail("", fmt::format("the caller gave no {} '{}'", t.output ? "output" : "input", s.name));
-    util::parallel_copy(m_arena.data(s), t.output ? static_cast<const void*>(out->second) : in->second, s.bytes);
+    if (t.output && !keep_outputs)
+      util::parallel_fill(m_arena.data(s), 0, s.bytes);
+    else
+      util::parallel_copy(m_arena.data(s), t.output ? static_cast<const void*>(out->second) : in->second, s.bytes);
   }
   block->status = KWB_REF_PENDING;
   m_arena.arm_guards(util::secret_seed());
+  lap("copy_in");
 
   auto gone = [&](const std::string& why) {
     m_runner.reset();  // the process is killed; later calls repeat why
     return util::fail("", why);
   };
-  if (auto r = m_runner->map(m_arena, slots, {}); !r) return gone(r.error().reason);
+  if (relayout) {
+    if (auto r = m_runner->map(m_arena, slots, {}); !r) return gone(r.error().reason);
+    m_slots = slots;
+  }
+  lap("map");
   ++m_calls;
   if (auto r = m_runner->call("computing the expected outputs"); !r) return gone(r.error().reason);
+  lap("call");
   if (auto g = m_arena.check_guards())
     return gone("it wrote outside its buffers: " + *g + " (an out-of-bounds write in reference.cpp)");
   if (block->status == KWB_REF_FAILED)
@@ -144,6 +180,7 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
   if (block->status != KWB_REF_DONE) return gone("it returned without reporting that it finished (it overwrote its argument block?)");
   for (const auto& t : tensors)
     if (t.output) util::parallel_copy(args.outputs.at(slots[t.slot].name), m_arena.data(slots[t.slot]), slots[t.slot].bytes);
+  lap("copy_out");
   return {};
 }
 

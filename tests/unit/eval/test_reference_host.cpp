@@ -128,6 +128,49 @@ TEST(ReferenceHost, ComputesAgainAndAgainInOneProcessAndKeepsWhatItDoesNotWrite)
   EXPECT_TRUE(again->ok);
 }
 
+size_t reference_processes(const fs::path& workspace) {  // each has its folder jobs/ref-*
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(workspace / "jobs")) n += e.path().filename().string().starts_with("ref-");
+  return n;
+}
+
+TEST(ReferenceHost, AnEndedEvaluationsProcessServesTheNextOneButNotAfterItFailed) {
+  Host h;
+  KWB_NEED_HOST(h);
+  test::TempDir specs;
+  core::Spec spec = vector_add_with(specs.path(), "  if (n == 13) std::abort();\n"
+                                                  "  for (int64_t i = 0; i < n; ++i) c[i] = double(x[i]) + double(y[i]);");
+  auto compute = [&](Reference& ref, int64_t n) {
+    VectorAddCall call(n);
+    auto done = ref.compute(call.args);
+    if (done) EXPECT_EQ(call.c[size_t(n) - 1], double(call.a.back()) + double(call.b.back()));
+    return bool(done);
+  };
+  {
+    auto ref = h.host->open(spec);
+    ASSERT_TRUE(ref) << ref.error().what();
+    ASSERT_TRUE(compute(**ref, 1000));
+  }
+  EXPECT_EQ(reference_processes(h.workspace.path()), 1u);  // ended, and kept
+  {
+    auto first = h.host->open(spec), second = h.host->open(spec);  // two evaluations at once
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(reference_processes(h.workspace.path()), 2u);  // the kept one and a new one
+    ASSERT_TRUE(compute(**first, 100000));
+    ASSERT_TRUE(compute(**second, 5));
+  }
+  EXPECT_EQ(reference_processes(h.workspace.path()), 2u);
+  {
+    auto ref = h.host->open(spec);
+    ASSERT_TRUE(ref);
+    EXPECT_FALSE(compute(**ref, 13));  // it crashes: the process is gone
+  }
+  EXPECT_EQ(reference_processes(h.workspace.path()), 1u);  // not kept
+  auto ref = h.host->open(spec);  // the other kept one still computes
+  ASSERT_TRUE(ref);
+  EXPECT_TRUE(compute(**ref, 77));
+}
+
 struct Broken {
   const char* name;
   const char* body;
