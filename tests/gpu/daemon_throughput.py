@@ -3,12 +3,13 @@
 
 Usage: daemon_throughput.py KWB_BIN_DIR OUT_DIR [N] [BUDGET_MS] [BENCH,...] [CLIENTS]
 Environment: KWB_THROUGHPUT_SERVE_ARGS (more `kwb serve` flags, e.g. --gpu-lane-depth 1),
-KWB_THROUGHPUT_NO_INCUMBENT=1 (the library without vector_add's cuda kernel: no decide-stage
+KWB_THROUGHPUT_SOURCE (the candidate's source; kernels/vector_add/cuda/vectorized.cu tunes two
+configs, each timed in full), KWB_THROUGHPUT_NO_INCUMBENT=1 (the library without vector_add's cuda kernel: no decide-stage
 comparison, as in the 65-per-minute figure of issue #21).
 
 Starts `kwb serve --no-auth` on a fresh workspace, warms it with one submission, then CLIENTS
-threads submit N variants of kernels/vector_add/cuda/vectorized.cu (one config; a distinct
-comment each, so every one is compiled by NVRTC, cold cubin cache) at once and each follows its
+threads submit N variants of tests/security/cuda/honest_scalar_vector_add.cu (one config, as in
+issue #21's figure; a distinct comment each, so every one is compiled by NVRTC, cold cubin cache) at once and each follows its
 candidates to their verdicts with long-polls. Prints and writes (OUT_DIR/throughput.tsv) every
 candidate's submit and verdict times and stage times, then the rate: N / (last verdict - first
 submit) and, in steady state, (N - 1) / (last verdict - first verdict). Recorded in
@@ -30,6 +31,76 @@ bench = [b for b in (sys.argv[5] if len(sys.argv) > 5 else "n1M,n16M").split(","
 clients = int(sys.argv[6]) if len(sys.argv) > 6 else 8
 extra = os.environ.get("KWB_THROUGHPUT_SERVE_ARGS", "").split()
 
+
+class CpuSampler(threading.Thread):
+    """Where the host's CPU time goes during the run: busy fraction of all cores (/proc/stat) and
+    CPU seconds and minor page faults per process name (/proc/PID/stat, processes that ended
+    between two samples are missed: the per-name figures are lower bounds), and what the daemon's
+    threads are doing at each sample (running, or the kernel function they sleep in: wchan)."""
+
+    def __init__(self, daemon_pid):
+        super().__init__(daemon=True)
+        self.halt = threading.Event()
+        self.daemon_pid = daemon_pid
+        self.states = {}  # "R" or the wchan of a sleeping daemon thread -> samples
+        self.ticks = {}  # pid -> (comm, utime + stime, minor faults)
+        self.first = self.last = None
+        self.hz = os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def total():
+        f = open("/proc/stat").readline().split()[1:]
+        v = [int(x) for x in f]
+        return sum(v), v[3] + v[4]  # all, idle + iowait
+
+    def sample(self):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                raw = open("/proc/%s/stat" % pid).read()
+            except OSError:
+                continue
+            comm = raw[raw.index("(") + 1:raw.rindex(")")]
+            rest = raw[raw.rindex(")") + 2:].split()
+            self.ticks[pid] = (comm, int(rest[11]) + int(rest[12]), int(rest[7]))
+        task_dir = "/proc/%d/task" % self.daemon_pid
+        for tid in os.listdir(task_dir) if os.path.isdir(task_dir) else []:
+            try:
+                raw = open("%s/%s/stat" % (task_dir, tid)).read()
+                state = raw[raw.rindex(")") + 2]
+                what = "running" if state == "R" else open("%s/%s/wchan" % (task_dir, tid)).read() or state
+            except OSError:
+                continue
+            self.states[what] = self.states.get(what, 0) + 1
+
+    def run(self):
+        self.first = self.total()
+        self.sample()
+        self.base = dict(self.ticks)
+        while not self.halt.wait(0.1):
+            self.sample()
+        self.last = self.total()
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+
+    def report(self):
+        per, faults = {}, {}
+        for pid, (comm, t, f) in self.ticks.items():
+            t0, f0 = self.base[pid][1:] if pid in self.base else (0, 0)
+            per[comm] = per.get(comm, 0) + (t - t0) / self.hz
+            faults[comm] = faults.get(comm, 0) + f - f0
+        all_t = self.last[0] - self.first[0]
+        idle = self.last[1] - self.first[1]
+        return {"cores": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)),
+                "busy_fraction": round(1 - idle / all_t, 3) if all_t else None,
+                "cpu_s_by_process": {k: round(v, 1) for k, v in sorted(per.items(), key=lambda kv: -kv[1]) if v >= 0.1},
+                "minor_faults_by_process": {k: v for k, v in sorted(faults.items(), key=lambda kv: -kv[1]) if v >= 1000},
+                "daemon_threads": dict(sorted(self.states.items(), key=lambda kv: -kv[1])[:12])}
+
+
 ws = tempfile.mkdtemp(prefix="kwb-throughput-")
 if os.environ.get("KWB_THROUGHPUT_NO_INCUMBENT"):  # a library without vector_add's cuda kernel: no comparison
     import shutil
@@ -46,7 +117,7 @@ try:
             break
         time.sleep(0.1)
     base = "http://127.0.0.1:%s" % open(os.path.join(ws, "port")).read().strip()
-    src = open(os.environ.get("KWB_THROUGHPUT_SOURCE", "kernels/vector_add/cuda/vectorized.cu")).read()
+    src = open(os.environ.get("KWB_THROUGHPUT_SOURCE", "tests/security/cuda/honest_scalar_vector_add.cu")).read()
 
     def call(method, path, body=None):
         req = urllib.request.Request(base + path, method=method,
@@ -88,11 +159,14 @@ try:
             with lock:
                 results.append(r)
 
+    sampler = CpuSampler(daemon.pid)
+    sampler.start()
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    sampler.stop()
 
     results.sort(key=lambda r: r["done"])
     first_submit = min(r["submit"] for r in results)
@@ -113,7 +187,7 @@ try:
     summary = {"n": n, "clients": clients, "budget_ms": budget, "bench": bench, "statuses": statuses,
                "span_s": round(span, 2), "per_minute": round(n / span * 60, 1),
                "steady_per_minute": round((n - 1) / steady * 60, 1) if steady > 0 else None,
-               "median_stage_ms": {k: med(k) for k in keys}}
+               "median_stage_ms": {k: med(k) for k in keys}, "cpu": sampler.report()}
     json.dump(summary, open(os.path.join(out_dir, "throughput.json"), "w"), indent=1)
     print(json.dumps(summary, indent=1))
 finally:

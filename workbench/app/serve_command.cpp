@@ -50,7 +50,7 @@ struct ServeArgs {
   std::string port_file;
   bool no_auth = false;
   int compile_workers = 0;
-  int gpu_lane_depth = 2;
+  int gpu_lane_depth = 4;
   int64_t queue_quota = 64;
   double rate = 50;
   int heartbeat_ms = 15000;
@@ -422,11 +422,11 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_flag("--no-auth", a->no_auth, "Accept requests without a token (every caller is admin)");
   cmd->add_option("--compile-workers", a->compile_workers, "Compile pool size (default: one per core)");
   cmd->add_option("--gpu-lane-depth", a->gpu_lane_depth,
-                  "Candidates each GPU lane holds at once: 2 runs one candidate's trusted CPU work (inputs, "
-                  "references, checks) while another's commands run on the GPU, each command alone on it; 1: one "
+                  "Candidates each GPU lane holds at once (1-8): the others' trusted CPU work (inputs, references, "
+                  "checks) runs while one candidate's command runs on the GPU, each command alone on it; 1: one "
                   "candidate at a time")
-      ->default_val(2)
-      ->check(CLI::Range(1, 2));
+      ->default_val(4)
+      ->check(CLI::Range(1, 8));
   cmd->add_option("--queue-quota", a->queue_quota, "Candidates queued or in flight per token")->default_val(64);
   cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
   cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);
