@@ -217,7 +217,8 @@ TEST(Pipeline, AVerdictRefusedByAFullDiskIsRetriedUntilStored) {
 struct LaneProbe {
   std::mutex mutex;
   std::condition_variable cv;
-  int active = 0, sharing = 0, max_active = 0;
+  int active = 0, max_active = 0;
+  int sharing_arrivals = 0;  // sharing evaluations that entered validate so far (never goes down)
   std::vector<std::string> log;  // "<note>: <active at entry>", "<note>: met" for a rendezvous
 };
 
@@ -234,9 +235,14 @@ class LaneEvaluation : public eval::Evaluation {
     m_probe.max_active = std::max(m_probe.max_active, m_probe.active);
     m_probe.log.push_back(m_note + ": " + std::to_string(m_probe.active));
     if (shares_device()) {
-      ++m_probe.sharing;
+      // Sharers arrive in pairs (1 and 2, 3 and 4): each waits until its partner has arrived too,
+      // which it can only do while this one is still on the lane. A count that never goes down:
+      // a partner that met it and left at once cannot hide the meeting from a late wake-up.
+      const int arrival = ++m_probe.sharing_arrivals;
+      const int partner = arrival % 2 ? arrival + 1 : arrival - 1;
       m_probe.cv.notify_all();
-      if (m_probe.cv.wait_for(lock, 20s, [&] { return m_probe.sharing >= 2; })) m_probe.log.push_back(m_note + ": met");
+      if (m_probe.cv.wait_for(lock, 20s, [&] { return m_probe.sharing_arrivals >= partner; }))
+        m_probe.log.push_back(m_note + ": met");
     }
     return true;
   }
@@ -244,7 +250,6 @@ class LaneEvaluation : public eval::Evaluation {
   bool decide() override {
     std::lock_guard lock(m_probe.mutex);
     --m_probe.active;
-    if (shares_device()) --m_probe.sharing;
     m_probe.cv.notify_all();
     return true;
   }
@@ -285,14 +290,15 @@ TEST(Pipeline, ADepthTwoLaneRunsSharingEvaluationsSideBySideAndAnyOtherAlone) {
     ids.push_back(c.id);
     p.submitted(c);
   }
-  ASSERT_TRUE(rig.eventually([&] {
+  const bool all_done = rig.eventually([&] {
     for (const auto& id : ids)
       if (!rig.done(id)) return false;
     return true;
-  }));
+  });
   std::lock_guard lock(probe.mutex);
   std::string log;
   for (const auto& l : probe.log) log += l + "\n";
+  ASSERT_TRUE(all_done) << log;
   EXPECT_EQ(probe.max_active, 2) << log;
   for (const char* note : {"alone-1", "alone-2"})
     EXPECT_NE(std::find(probe.log.begin(), probe.log.end(), std::string(note) + ": 1"), probe.log.end())
