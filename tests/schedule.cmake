@@ -9,6 +9,7 @@ set(kwb_long_tests
   "DecideUnderNoise.IdenticalNeverFasterAlwaysMixedNever|366"
   "DaemonCrash.KillNineWithTwentyInFlightLosesNothing|100"
   "WebUi.ReviewPages|90"
+  "SlurmExecutor.AJobPastItsTimeLimitOnItsLastTryIsATimeLimitVerdict|91"
   "SlurmExecutor.DaemonKilledWithTenJobsInFlightReattachesOnRestart|56"
   "SlurmExecutor.HonestAndWrongCandidatesGetTheVerdictsOfTheLocalExecutor|46"
   "ExportPackage.CudaBuildCompilesWhereNvccIs|80"

@@ -14,6 +14,7 @@
 
 #include "daemon_support.hpp"
 #include "library/device_class.hpp"
+#include "library/repository.hpp"
 #include "light_bench_specs.hpp"
 #include "slurm_cluster.hpp"
 
@@ -199,6 +200,105 @@ TEST_F(SlurmExecutor, AJobKilledMidEvaluationIsRunAgainWithOneVerdict) {
   EXPECT_EQ(events(id, "verdict").size(), 1u);
   EXPECT_EQ(slurm_jobs_of(id).size(), 2u) << "the killed job was not submitted again:\n" << m_daemon.log();
   EXPECT_EQ(c["attempts"], 1);
+}
+
+// A node that fails mid-evaluation (Slurm's own path for it: the node set DOWN kills its jobs)
+// has its job requeued by Slurm (--requeue), run again once the node is back, and the candidate
+// gets exactly one verdict, from the job's second run.
+TEST_F(SlurmExecutor, ANodeThatFailsMidEvaluationHasItsJobRequeuedAndOneVerdict) {
+  start_daemon("1500");
+  const std::string id = submit(k_honest);
+  ASSERT_FALSE(id.empty());
+  pid_t worker = 0;
+  ASSERT_TRUE(SlurmCluster::wait_for(
+      [&] {
+        auto c = get("/v1/candidates/" + id);
+        if (c["state"] != "benchmarking") return false;
+        worker = worker_of(id);
+        return worker > 0;
+      },
+      std::chrono::seconds(240)))
+      << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
+  ASSERT_TRUE(m_cluster.scontrol("update NodeName=localhost State=DOWN Reason=kwb-node-failure-test"));
+  // The node's jobs are killed: the worker is gone and the job waits in the queue again.
+  ASSERT_TRUE(SlurmCluster::wait_for([&] { return ::kill(worker, 0) != 0; }, std::chrono::seconds(60)))
+      << "the worker outlived its node:\n" << m_cluster.logs();
+  ASSERT_TRUE(SlurmCluster::wait_for([&] { return !m_cluster.squeue("--states=PENDING --name=kwb-" + id).empty(); },
+                                     std::chrono::seconds(60)))
+      << "the job was not requeued:\n" << m_cluster.logs();
+  EXPECT_NE(get("/v1/candidates/" + id)["state"], "done") << "a verdict came from a run its node killed";
+  // The node comes back: its slurmd is alive, so with ReturnToService=2 Slurm may return it by
+  // itself (RESUME is then refused), else once its jobs are killed RESUME does.
+  ASSERT_TRUE(SlurmCluster::wait_for(
+      [&] {
+        return m_cluster.node_state().starts_with("idle") || m_cluster.node_state().starts_with("alloc") ||
+               m_cluster.node_state().starts_with("mix") || m_cluster.scontrol("update NodeName=localhost State=RESUME");
+      },
+      std::chrono::seconds(60)))
+      << "the node did not come back (sinfo: " << m_cluster.node_state() << "):\n" << m_cluster.logs();
+  for (const auto& line : m_cluster.squeue("--name=kwb-" + id))  // a requeued job may be held back a while
+    m_cluster.scontrol("update JobId=" + line.substr(0, line.find('|')) + " StartTime=now");
+  auto c = finished(id);
+  ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
+  EXPECT_EQ(c["verdict"]["status"], "accepted") << c["verdict"].dump(2);
+  EXPECT_EQ(events(id, "verdict").size(), 1u);
+  EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << "Slurm requeues the job itself; the daemon keeps following it:\n"
+                                            << m_daemon.log();
+  EXPECT_EQ(c["attempts"], 1);
+}
+
+// A job that runs past its Slurm time limit (the shortest Slurm has: one minute) ends TIMEOUT;
+// on its last try that is the candidate's `time_limit` verdict, once, naming the limit (a first
+// TIMEOUT with tries left is submitted again, as any job that ended without a result).
+TEST_F(SlurmExecutor, AJobPastItsTimeLimitOnItsLastTryIsATimeLimitVerdict) {
+  std::string error;
+  auto a = args("20");
+  // A runner command may take 10 minutes: only Slurm's limit can end the job's first call.
+  a.insert(a.end(), {"--slurm-time-limit-min", "1", "--slurm-max-tries", "1", "--run-timeout-ms", "600000"});
+  ASSERT_TRUE(m_daemon.start(a, m_root / "ws", &error)) << error;
+  // Correct, but its first call spins for many minutes (no clock: a kernel may not read one).
+  const std::string id = submit(
+      "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) {\n"
+      "  volatile double spin = 0;\n  for (long i = 0; i < 1000000000000L; ++i) spin = spin + 1.0;\n"
+      "  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];\n}\n");
+  ASSERT_FALSE(id.empty());
+  auto c = finished(id, 240);  // Slurm checks time limits every 30 s, then KillWait (5 s)
+  ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
+  EXPECT_EQ(c["verdict"]["status"], "time_limit") << c["verdict"].dump(2);
+  EXPECT_NE(c["verdict"]["reason"].get<std::string>().find("Slurm job time limit of 1 min"), std::string::npos)
+      << c["verdict"]["reason"];
+  EXPECT_EQ(events(id, "verdict").size(), 1u);
+  EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << m_daemon.log();
+}
+
+// --auto-promote applies to verdicts judged on a node as to the local lanes': a winner (here
+// the first kernel of its op: an empty library) is committed before its verdict is visible, by
+// "auto-promote", under the device class the candidate recorded (its node's).
+TEST_F(SlurmExecutor, AutoPromoteCommitsAWinnerJudgedOnANode) {
+  std::filesystem::create_directories(m_root / "no-kernels");
+  auto a = args("20");
+  a.insert(a.end(), {"--kernels-dir", (m_root / "no-kernels").string(), "--auto-promote", "vector_add"});
+  std::string error;
+  ASSERT_TRUE(m_daemon.start(a, m_root / "ws", &error)) << error;
+  const std::string id = submit(k_honest);
+  ASSERT_FALSE(id.empty());
+  auto c = finished(id);
+  ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
+  ASSERT_EQ(c["verdict"]["status"], "accepted") << c["verdict"].dump(2);
+  EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << m_daemon.log();
+  EXPECT_NE(c["verdict"]["reason"].get<std::string>().find("auto-promoted in library commit"), std::string::npos)
+      << c["verdict"]["reason"] << "\n" << m_daemon.log();
+  ASSERT_TRUE(c["decision"].is_object()) << c.dump(2);
+  EXPECT_EQ(c["decision"]["decision"], "promoted");
+  auto repo = kwb::library::Repository::open(m_root / "ws" / "library");
+  ASSERT_TRUE(repo);
+  auto log = (*repo)->log();
+  ASSERT_TRUE(log && !log->empty());
+  const auto& head = log->front();
+  EXPECT_EQ(head.trailers.at("Kwb-Candidate"), id);
+  EXPECT_EQ(head.trailers.at("Kwb-Reviewer"), "auto-promote");
+  ASSERT_TRUE(c["device_class"].is_string()) << c.dump(2);
+  EXPECT_EQ(head.trailers.at("Kwb-Device-Class"), c["device_class"].get<std::string>());
 }
 
 TEST_F(SlurmExecutor, CancellingACandidateScancelsItsJob) {

@@ -299,12 +299,11 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   library::Curator curator(*db, objects, **library, specs);
   library::SpecIntake spec_intake(**library, specs, spec_cache_dir(settings), spec_checks(settings));
   AutoPromote auto_promote(settings.get("auto-promote"));
-  // In the device lane after the decide stage: compare with the incumbent, then (policy) promote,
-  // so a winner's decision exists by the time its verdict is visible.
+  // In the device lane after the decide stage: compare with the incumbent, then (policy, below)
+  // promote, so a winner's decision exists by the time its verdict is visible.
   BaselineJudge baselines(specs);
-  pcfg.judge = [&referee, &factory, &curator, &baselines, auto_promote](const store::CandidateRecord& rec,
-                                                                        const std::string& source, core::Verdict& v,
-                                                                        eval::Evaluation& evaluation) {
+  pcfg.judge = [&referee, &factory, &baselines](const store::CandidateRecord& rec, const std::string& source,
+                                                core::Verdict& v, eval::Evaluation& evaluation) {
     core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
     // Library kernels and baselines timed beside the candidate run on its lane's GPU.
     exec::EvaluationFactory on_lane = [&factory, &evaluation](const store::CandidateRecord& r, const std::string& s,
@@ -324,9 +323,14 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
     referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
       return prepare_library_kernel(on_lane, pinned, inc, bench);
     });
+  };
+  // The auto-promote policy, for local verdicts and Slurm workers' alike (docs/fleet.md): under
+  // the class the candidate recorded, as a review's promotion.
+  pcfg.promote = [&curator, auto_promote](const store::CandidateRecord& rec, const std::string& source, core::Verdict& v) {
     if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
       return;
-    auto o = curator.promote_evaluated(cand, v, "auto-promote");
+    core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    auto o = curator.promote_evaluated(cand, v, "auto-promote", rec.device_class);
     if (o.code == library::Outcome::Code::ok) {
       v.reason += "; auto-promoted in library commit " + o.body["commit"].get<std::string>();
       spdlog::info("auto-promoted {}: commit {}", rec.id, o.body["commit"].get<std::string>());

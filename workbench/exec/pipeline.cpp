@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "eval/profile_request.hpp"
+#include "core/verdict_parse.hpp"
 #include "store/candidate_repository.hpp"
 #include "util/log.hpp"
 
@@ -186,12 +187,28 @@ void Pipeline::finish(const std::string& id, const core::Verdict& v) {
 void Pipeline::finish_json(const std::string& id, nlohmann::json json) {
   json["candidate"] = id;
   auto text = [&](const char* k) { return json.contains(k) && json[k].is_string() ? json[k].get<std::string>() : ""; };
+  if (m_cfg.promote && text("status") == "accepted") promote_remote(id, json);
   nlohmann::ordered_json fields = {{"candidate", id}, {"op", text("op")}, {"variant", text("variant")},
                                    {"backend", text("backend")}, {"status", text("status")}};
   const std::string reason = text("reason");
   fields["reason"] = reason.size() > 300 ? reason.substr(0, 300) + "..." : reason;
   util::log_event(spdlog::level::info, "verdict", fields);
   store_verdict(id, std::move(json));
+}
+
+void Pipeline::promote_remote(const std::string& id, nlohmann::json& json) {
+  auto rec = store::CandidateRepository(m_db).find(id);
+  auto verdict = core::verdict_from_json(json);
+  if (!rec || !*rec || !verdict) {
+    spdlog::warn("candidate {}: its verdict from {} was not considered for promotion: {}", id,
+                 m_cfg.executor ? m_cfg.executor->name() : "an executor",
+                 !verdict ? verdict.error().what() : "no such candidate");
+    return;
+  }
+  auto source = m_objects.get((*rec)->source_sha256);
+  if (!source) return;
+  m_cfg.promote(**rec, *source, *verdict);
+  json["reason"] = verdict->reason;  // the policy's word on it
 }
 
 void Pipeline::store_verdict(const std::string& id, nlohmann::json json) {
@@ -482,8 +499,11 @@ void Pipeline::run_device(Job& job, const Lane& lane) {
   // The comparison with baselines and the incumbent is part of the decide stage: its end event
   // comes after it (eval::decide_stage).
   core::Verdict v = eval::decide_stage(e, [&](core::Verdict& decided) {
-    if (!m_cfg.judge) return;
-    if (auto source = m_objects.get(job.rec.source_sha256)) m_cfg.judge(job.rec, *source, decided, e);
+    if (!m_cfg.judge && !m_cfg.promote) return;
+    auto source = m_objects.get(job.rec.source_sha256);
+    if (!source) return;
+    if (m_cfg.judge) m_cfg.judge(job.rec, *source, decided, e);
+    if (m_cfg.promote) m_cfg.promote(job.rec, *source, decided);
   });
   finish(id, v);
 }

@@ -49,6 +49,10 @@ using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evalu
 // the same device. Its progress goes through evaluation.report() as notes.
 using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
                                    eval::Evaluation& evaluation)>;
+// After the judge, before the verdict is stored, for every verdict of a device stage, local or
+// an executor's (a Slurm worker judged it on its node): the auto-promote policy, which may
+// promote the candidate and say so in v.reason.
+using PromoteFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v)>;
 
 // A GPU's lane: the evaluations whose device_key() is `queue` (its device class) are shared by
 // every lane of that queue; the lane binds each to `device` before validating it.
@@ -66,6 +70,7 @@ struct PipelineConfig {
   int compile_workers = 2;
   int compiled_backlog = 4;  // compiled candidates waiting for a device slot, at most
   JudgeFn judge;             // optional
+  PromoteFn promote;         // optional
   int max_attempts = 2;      // evaluations interrupted (by a daemon stop) before an error verdict
   std::chrono::milliseconds retry_interval{1000};  // unwritten verdicts
   // Where compiled candidates' device stages run: null = this machine's device lanes (local);
@@ -134,6 +139,8 @@ class Pipeline : private ExecutorHost {
   void finish_json(const std::string& id, nlohmann::json verdict) override;
   // Writes a verdict, or keeps it for the retry thread when the store refuses it.
   void store_verdict(const std::string& id, nlohmann::json verdict);
+  // PipelineConfig::promote for an executor's accepted verdict (its reason is updated).
+  void promote_remote(const std::string& id, nlohmann::json& verdict);
   // Writes a verdict; false (kept for the retry thread) when the store refused it.
   bool write_verdict(const std::string& id, const nlohmann::json& verdict);
   void retry_worker();

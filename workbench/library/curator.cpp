@@ -102,9 +102,10 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
   return promote_locked(l.cand, l.verdict, reviewer, token_id, l.rec.device_class);
 }
 
-Outcome Curator::promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer) {
+Outcome Curator::promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
+                                   const std::string& device_class) {
   std::lock_guard lock(m_decide);
-  return promote_locked(cand, verdict, reviewer, std::nullopt);
+  return promote_locked(cand, verdict, reviewer, std::nullopt, device_class);
 }
 
 Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,

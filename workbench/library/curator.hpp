@@ -38,7 +38,9 @@ class Curator {
   Outcome promote(const std::string& id, const std::string& reviewer, std::optional<int64_t> token_id);
   // The same for a verdict not stored yet (auto-promotion in the pipeline's decide stage, so the
   // decision exists before the verdict is visible). The candidate row must exist.
-  Outcome promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer);
+  // device_class: the class the candidate recorded (a Slurm node's), as a review's promotion uses.
+  Outcome promote_evaluated(const core::Candidate& cand, const core::Verdict& verdict, const std::string& reviewer,
+                            const std::string& device_class = "");
   Outcome reject(const std::string& id, const std::string& reason, std::optional<int64_t> token_id);
   // Unified diff against the incumbent of the same op/variant/backend, with the per-workload table.
   Outcome diff(const std::string& id);
