@@ -109,6 +109,19 @@ class SlurmExecutor : public ::testing::Test {
       if (line.ends_with("|kwb-" + id)) return true;
     return false;
   }
+  // The pid of the `kwb worker` of candidate `id` once the candidate is in its benchmark stage
+  // (bounded wait), 0 if it never got there.
+  pid_t worker_in_benchmark(const std::string& id) const {
+    pid_t worker = 0;
+    SlurmCluster::wait_for(
+        [&] {
+          if (get("/v1/candidates/" + id)["state"] != "benchmarking") return false;
+          worker = worker_of(id);
+          return worker > 0;
+        },
+        std::chrono::seconds(240));
+    return worker;
+  }
   // The pid of the `kwb worker` evaluating candidate `id`, 0 if none runs.
   static pid_t worker_of(const std::string& id) {
     for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -183,16 +196,8 @@ TEST_F(SlurmExecutor, AJobKilledMidEvaluationIsRunAgainWithOneVerdict) {
   start_daemon("1500");  // long enough a benchmark to be caught in it
   const std::string id = submit(k_honest);
   ASSERT_FALSE(id.empty());
-  pid_t worker = 0;
-  ASSERT_TRUE(SlurmCluster::wait_for(
-      [&] {
-        auto c = get("/v1/candidates/" + id);
-        if (c["state"] != "benchmarking") return false;
-        worker = worker_of(id);
-        return worker > 0;
-      },
-      std::chrono::seconds(240)))
-      << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
+  const pid_t worker = worker_in_benchmark(id);
+  ASSERT_GT(worker, 0) << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
   ASSERT_EQ(::kill(worker, SIGKILL), 0);
   auto c = finished(id);
   ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
@@ -209,16 +214,8 @@ TEST_F(SlurmExecutor, ANodeThatFailsMidEvaluationHasItsJobRequeuedAndOneVerdict)
   start_daemon("1500");
   const std::string id = submit(k_honest);
   ASSERT_FALSE(id.empty());
-  pid_t worker = 0;
-  ASSERT_TRUE(SlurmCluster::wait_for(
-      [&] {
-        auto c = get("/v1/candidates/" + id);
-        if (c["state"] != "benchmarking") return false;
-        worker = worker_of(id);
-        return worker > 0;
-      },
-      std::chrono::seconds(240)))
-      << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
+  const pid_t worker = worker_in_benchmark(id);
+  ASSERT_GT(worker, 0) << "the candidate never reached its benchmark in a Slurm job:\n" << m_daemon.log();
   ASSERT_TRUE(m_cluster.scontrol("update NodeName=localhost State=DOWN Reason=kwb-node-failure-test"));
   // The node's jobs are killed: the worker is gone and the job waits in the queue again.
   ASSERT_TRUE(SlurmCluster::wait_for([&] { return ::kill(worker, 0) != 0; }, std::chrono::seconds(60)))
