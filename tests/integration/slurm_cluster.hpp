@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -80,37 +81,33 @@ class SlurmCluster {
       return fail(error, "munged did not create its socket:\n" + logs());
     const int nproc = cpus > 0 ? cpus : int(std::max(1u, std::thread::hardware_concurrency()));
     m_cpus = nproc;
-    const int ctld_port = free_port(), slurmd_port = free_port();
-    std::ofstream conf(m_dir / "slurm.conf");
-    conf << "ClusterName=kwbtest\n"
-         << "SlurmctldHost=localhost\n"
-         << "SlurmctldPort=" << ctld_port << "\nSlurmdPort=" << slurmd_port << "\n"
-         << "SlurmUser=" << user_name() << "\nSlurmdUser=root\n"
-         << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << m_socket.string() << "\n"
-         << "StateSaveLocation=" << (m_dir / "state").string() << "\n"
-         << "SlurmdSpoolDir=" << (m_dir / "spool").string() << "\n"
-         << "SlurmctldPidFile=" << (m_dir / "slurmctld.pid").string() << "\n"
-         << "SlurmdPidFile=" << (m_dir / "slurmd.pid").string() << "\n"
-         << "SlurmctldLogFile=" << (m_dir / "slurmctld.log").string() << "\n"
-         << "SlurmdLogFile=" << (m_dir / "slurmd.log").string() << "\n"
-         << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
-         << "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
-         << "SchedulerType=sched/backfill\nMpiDefault=none\nSwitchType=switch/none\n"
-         // Batch jobs are scheduled on submission (the default defers them up to 3 s: docs/benchmarks/fleet.md).
-         << "SchedulerParameters=batch_sched_delay=0\n"
-         << "AccountingStorageType=accounting_storage/none\nJobAcctGatherType=jobacct_gather/none\n"
-         << "JobCompType=jobcomp/none\nReturnToService=2\nMinJobAge=300\nKillWait=5\n"
-         << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nWaitTime=0\n"
-         << "NodeName=localhost NodeAddr=127.0.0.1 CPUs=" << nproc << " State=UNKNOWN\n"
-         << "PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP\n";
-    conf.close();
-    m_conf = m_dir / "slurm.conf";
-    ::setenv("SLURM_CONF", m_conf.c_str(), 1);
-    m_ctld = spawn({find("slurmctld"), "-D", "-i", "-f", m_conf.string()}, m_dir / "slurmctld.out");
-    m_slurmd = spawn({find("slurmd"), "-D", "-N", "localhost", "-f", m_conf.string()}, m_dir / "slurmd.out");
-    if (!wait_for([&] { return node_state() == "idle"; }, std::chrono::seconds(60)))
-      return fail(error, "the node did not become idle (sinfo: '" + node_state() + "'):\n" + logs());
-    return true;
+    // A port found free may be taken before slurmctld or slurmd binds it (by another test's
+    // server or an outgoing connection): a daemon that exits before the node is idle is started
+    // again on new ports, a few times.
+    std::string why;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      if (attempt > 0) {
+        for (pid_t* p : {&m_slurmd, &m_ctld}) end(*p, SIGKILL);
+        std::error_code ec;
+        std::filesystem::remove_all(m_dir / "state", ec);
+        std::filesystem::create_directories(m_dir / "state");
+      }
+      const int ctld_port = free_port();
+      int slurmd_port = free_port();
+      while (slurmd_port == ctld_port) slurmd_port = free_port();
+      write_conf(nproc, ctld_port, slurmd_port);
+      m_ctld = spawn({find("slurmctld"), "-D", "-i", "-f", m_conf.string()}, m_dir / "slurmctld.out");
+      m_slurmd = spawn({find("slurmd"), "-D", "-N", "localhost", "-f", m_conf.string()}, m_dir / "slurmd.out");
+      bool exited = false;
+      if (wait_for([&] {
+            exited = has_exited(m_ctld) || has_exited(m_slurmd);
+            return exited || node_state() == "idle";
+          }, std::chrono::seconds(60)) && !exited)
+        return true;
+      why = exited ? "a Slurm daemon exited on start" : "the node did not become idle (sinfo: '" + node_state() + "')";
+      if (!exited) break;  // not a port clash: retrying would not help
+    }
+    return fail(error, why + ":\n" + logs());
   }
 
   // Cancels every job, waits (bounded) until none runs, then stops the daemons.
@@ -182,24 +179,69 @@ class SlurmCluster {
     if (error) *error = msg;
     return false;
   }
+  void write_conf(int nproc, int ctld_port, int slurmd_port) {
+    std::ofstream conf(m_dir / "slurm.conf");
+    conf << "ClusterName=kwbtest\n"
+         << "SlurmctldHost=localhost\n"
+         << "SlurmctldPort=" << ctld_port << "\nSlurmdPort=" << slurmd_port << "\n"
+         << "SlurmUser=" << user_name() << "\nSlurmdUser=root\n"
+         << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << m_socket.string() << "\n"
+         << "StateSaveLocation=" << (m_dir / "state").string() << "\n"
+         << "SlurmdSpoolDir=" << (m_dir / "spool").string() << "\n"
+         << "SlurmctldPidFile=" << (m_dir / "slurmctld.pid").string() << "\n"
+         << "SlurmdPidFile=" << (m_dir / "slurmd.pid").string() << "\n"
+         << "SlurmctldLogFile=" << (m_dir / "slurmctld.log").string() << "\n"
+         << "SlurmdLogFile=" << (m_dir / "slurmd.log").string() << "\n"
+         << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+         << "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+         << "SchedulerType=sched/backfill\nMpiDefault=none\nSwitchType=switch/none\n"
+         // Batch jobs are scheduled on submission (the default defers them up to 3 s: docs/benchmarks/fleet.md).
+         << "SchedulerParameters=batch_sched_delay=0\n"
+         << "AccountingStorageType=accounting_storage/none\nJobAcctGatherType=jobacct_gather/none\n"
+         << "JobCompType=jobcomp/none\nReturnToService=2\nMinJobAge=300\nKillWait=5\n"
+         << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nWaitTime=0\n"
+         << "NodeName=localhost NodeAddr=127.0.0.1 CPUs=" << nproc << " State=UNKNOWN\n"
+         << "PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP\n";
+    conf.close();
+    m_conf = m_dir / "slurm.conf";
+    ::setenv("SLURM_CONF", m_conf.c_str(), 1);
+  }
+  // True once the child has exited (it is reaped; pid becomes -1).
+  static bool has_exited(pid_t& pid) {
+    if (pid <= 0) return true;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) != pid) return false;
+    pid = -1;
+    return true;
+  }
   static std::string user_name() {
     auto r = run_command("id -un");
     std::string s = r.out;
     while (!s.empty() && s.back() == '\n') s.pop_back();
     return s.empty() ? "root" : s;
   }
+  // A free port below the kernel's ephemeral range (so no outgoing connection nor bind(0) of
+  // another test takes it after it is chosen), picked at random and checked by binding it.
   static int free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    int port = ntohs(a.sin_port);
-    ::close(fd);
-    return port;
+    int low = 32768;
+    {
+      std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+      range >> low;
+    }
+    const int top = std::max(2048, low), bottom = std::max(1025, top - 12000);
+    static std::mt19937 rng{std::random_device{}()};
+    for (int i = 0; i < 200; ++i) {
+      int port = std::uniform_int_distribution<int>(bottom, top - 1)(rng);
+      int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_ANY);
+      a.sin_port = htons(uint16_t(port));
+      bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+      ::close(fd);
+      if (ok) return port;
+    }
+    return 0;
   }
   static pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& log) {
     std::vector<std::string> a = args;
