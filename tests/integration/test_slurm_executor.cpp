@@ -208,8 +208,9 @@ TEST_F(SlurmExecutor, AJobKilledMidEvaluationIsRunAgainWithOneVerdict) {
 }
 
 // A node that fails mid-evaluation (Slurm's own path for it: the node set DOWN kills its jobs)
-// has its job requeued by Slurm (--requeue), run again once the node is back, and the candidate
-// gets exactly one verdict, from the job's second run.
+// has its job run again once the node is back (requeued by Slurm under --requeue, or submitted
+// again by the daemon when the job ended FAILED), and the candidate gets exactly one verdict, from
+// the second run.
 TEST_F(SlurmExecutor, ANodeThatFailsMidEvaluationHasItsJobRequeuedAndOneVerdict) {
   start_daemon("1500");
   const std::string id = submit(k_honest);
@@ -239,8 +240,14 @@ TEST_F(SlurmExecutor, ANodeThatFailsMidEvaluationHasItsJobRequeuedAndOneVerdict)
   ASSERT_EQ(c["state"], "done") << c.dump(2) << m_daemon.log();
   EXPECT_EQ(c["verdict"]["status"], "accepted") << c["verdict"].dump(2);
   EXPECT_EQ(events(id, "verdict").size(), 1u);
-  EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << "Slurm requeues the job itself; the daemon keeps following it:\n"
-                                            << m_daemon.log();
+  // Slurm requeues the job itself (one job id) when its controller kills the job first; when the
+  // node's slurmstepd ends the batch step first, the job ends FAILED without a result and the
+  // daemon submits it again (a second job). Which one happens is Slurm's race; both are one
+  // re-run and one verdict.
+  const auto jobs = slurm_jobs_of(id);
+  EXPECT_TRUE(jobs.size() == 1u || jobs.size() == 2u) << jobs.size() << " jobs:\n" << m_daemon.log();
+  if (jobs.size() == 2u)
+    EXPECT_NE(m_daemon.log().find("without a result"), std::string::npos) << m_daemon.log();
   EXPECT_EQ(c["attempts"], 1);
 }
 
