@@ -51,9 +51,11 @@ TEST(ServeStartup, APortInUseFailsBeforeAWorkspaceOrTokenIsCreated) {
 }
 
 TEST(ServeStartup, AFirstStartSaysWhatItDoesAndLogsRequestsWithTheirIds) {
+  TempDir machine;  // this test's own calibration cache: the suite's already holds this CPU
+  const std::string cache = (machine / "calibrations.json").string();
   DaemonProcess d;
   std::string error;
-  ASSERT_TRUE(d.start({}, {}, &error)) << error;
+  ASSERT_TRUE(d.start({"--calibration-cache", cache}, {}, &error)) << error;
   const std::string ws = d.workspace().string();
   httplib::Client c(d.url());
   // Auth on: an unknown token is refused, naming this daemon's workspace as the likely cause.
@@ -80,10 +82,40 @@ TEST(ServeStartup, AFirstStartSaysWhatItDoesAndLogsRequestsWithTheirIds) {
   EXPECT_LT(announce, done) << log;
   EXPECT_NE(log.find("GB/s"), std::string::npos) << log;
   EXPECT_NE(log.find("started in "), std::string::npos) << log;
+  EXPECT_TRUE(fs::exists(cache)) << "the calibration was not kept for this machine's other workspaces";
   // One info line per request, with its id, the status and (for a refusal) the error type.
   EXPECT_NE(log.find("[info] http request=" + request_id + " method=GET path=/v1/health status=200 ms="),
             std::string::npos) << log;
   EXPECT_NE(log.find("method=GET path=/v1/specs status=401"), std::string::npos) << log;
+}
+
+// A second workspace on the same machine takes the CPU calibration the first one measured
+// (docs/architecture.md "Calibration"): no measurement, and it says where the figure came from.
+TEST(ServeStartup, ASecondWorkspaceTakesTheMachinesCalibrationInsteadOfMeasuring) {
+  TempDir machine;
+  const std::string cache = (machine / "calibrations.json").string();
+  std::string error;
+  DaemonProcess first;
+  ASSERT_TRUE(first.start({"--no-auth", "--calibration-cache", cache}, {}, &error)) << error;
+  first.stop();
+  ASSERT_NE(first.log().find("kwb serve: CPU calibrated in "), std::string::npos) << first.log();
+  DaemonProcess second;
+  ASSERT_TRUE(second.start({"--no-auth", "--calibration-cache", cache}, {}, &error)) << error;
+  httplib::Client c(second.url());
+  auto devices = c.Get("/v1/devices");
+  ASSERT_TRUE(devices);
+  ASSERT_EQ(devices->status, 200) << devices->body;
+  EXPECT_NE(devices->body.find("from_calibration_cache"), std::string::npos) << devices->body;
+  second.stop();
+  const std::string log = second.log();
+  EXPECT_EQ(log.find("for the roofline: one-thread copy bandwidth"), std::string::npos) << log;
+  EXPECT_EQ(log.find("CPU calibrated in"), std::string::npos) << log;
+  EXPECT_NE(log.find("CPU calibration taken from this machine's " + cache), std::string::npos) << log;
+  // With the cache off, a fresh workspace measures again.
+  DaemonProcess third;
+  ASSERT_TRUE(third.start({"--no-auth", "--calibration-cache", "off"}, {}, &error)) << error;
+  third.stop();
+  EXPECT_NE(third.log().find("kwb serve: CPU calibrated in "), std::string::npos) << third.log();
 }
 
 TEST(ServeStartup, JsonLogFormatWritesOneObjectPerLineForStartRequestsAndVerdicts) {

@@ -17,10 +17,13 @@ namespace {
 int run_calibrate(const util::Settings& settings, bool cpu_only, bool init) {
   auto db = open_workspace_db(settings, init);
   if (!db) return std::fprintf(stderr, "kwb calibrate: %s\n", db.error().what().c_str()), 2;
-  auto dev = eval::cpu_device(*db, true);
+  auto dev = eval::cpu_device(*db, calibration_cache(settings), true);
   if (!dev) return std::fprintf(stderr, "kwb calibrate: %s\n", dev.error().what().c_str()), 2;
   std::printf("%s: copy bandwidth %.2f GB/s (one thread, read + write), last-level cache %zu MiB\n",
               dev->name.c_str(), dev->copy_bytes_per_s / 1e9, dev->llc_bytes >> 20);
+  const auto machine = calibration_cache(settings);
+  if (!dev->cache_problem.empty()) std::fprintf(stderr, "kwb calibrate: warning: %s\n", dev->cache_problem.c_str());
+  else if (machine.enabled()) std::printf("stored in the workspace and in %s (new workspaces of this machine take it from there)\n", machine.file().string().c_str());
   if (cpu_only) return 0;
   auto opt = eval_options(settings);
   auto cuda = find_cuda_backend(*db, opt);  // finds the GPU; its stored calibration is reused ...

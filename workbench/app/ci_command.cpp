@@ -203,7 +203,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     pending.push_back(rec);
   }
   if (a.dry_run) return run_ci_dry_run(a, pending, left_to_reviewer, **repo, started_commit ? *started_commit : "");
-  auto cpu = eval::cpu_device(*db);  // (calibrates this machine on first use)
+  auto cpu = eval::cpu_device(*db, calibration_cache(settings));  // (calibrates this machine on first use)
   if (!cpu) return usage(cpu.error().what());
   auto opt = eval_options(settings);
   auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));

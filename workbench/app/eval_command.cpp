@@ -118,7 +118,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     evaluation = std::move(cuda_eval);
     verdict = eval::run_to_verdict(*evaluation);
   } else {
-    auto device = eval::cpu_device(*db);
+    auto device = eval::cpu_device(*db, calibration_cache(settings));
     if (!device) return usage_error(device.error().what());
     evaluation = std::make_unique<eval::CpuEvaluation>(*spec, references_for(opt), cand, opt, *device);
     verdict = eval::run_to_verdict(*evaluation);
@@ -128,7 +128,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     // interleaved here and now.
     auto repo = library::Repository::open_or_seed(library_path(settings), settings.get("kernels-dir"));
     if (!repo) return usage_error("library: " + repo.error().what());
-    auto cpu = eval::cpu_device(*db);
+    auto cpu = eval::cpu_device(*db, calibration_cache(settings));
     if (!cpu) return usage_error(cpu.error().what());
     auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
     store::CandidateRecord like;
@@ -145,7 +145,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   }
   if (gpu && !a.no_baseline && verdict.status == core::Status::accepted) {
     // vs_baseline: the spec's vendor baselines evaluated here, in their own runner process.
-    auto cpu = eval::cpu_device(*db);
+    auto cpu = eval::cpu_device(*db, calibration_cache(settings));
     if (!cpu) return usage_error(cpu.error().what());
     auto factory = evaluation_factory(*catalog, opt, *cpu, *gpu);
     BaselineJudge(*catalog).judge(verdict, [&](const core::Candidate& k, const std::vector<std::string>& bench) {

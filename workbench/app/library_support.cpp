@@ -161,6 +161,10 @@ std::filesystem::path reference_cache_path(const util::Settings& settings) {
   return set;
 }
 
+eval::CalibrationCache calibration_cache(const util::Settings& settings) {
+  return eval::CalibrationCache::from_setting(settings.get("calibration-cache"));
+}
+
 std::filesystem::path library_path(const util::Settings& settings) {
   std::string set = settings.get("library");
   const std::string prefix = "<workspace>/";

@@ -56,6 +56,8 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
 
 // The `reference-cache` setting, with a leading "<workspace>/" replaced by the workspace.
 std::filesystem::path reference_cache_path(const util::Settings& settings);
+// The machine's CPU calibration cache (the calibration-cache setting).
+eval::CalibrationCache calibration_cache(const util::Settings& settings);
 // The `library` setting, with a leading "<workspace>/" replaced by the workspace.
 std::filesystem::path library_path(const util::Settings& settings);
 

@@ -42,7 +42,7 @@ int run_retime(const RetimeArgs& a, util::Settings& settings) {
   if (!repo) return usage("library: " + repo.error().what());
   auto kernels = library::incumbents_of(**repo, a.op, a.backend);
   if (!kernels) return usage(kernels.error().what());
-  auto cpu = eval::cpu_device(*db);
+  auto cpu = eval::cpu_device(*db, calibration_cache(settings));
   if (!cpu) return usage(cpu.error().what());
   auto opt = eval_options(settings);
   auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));

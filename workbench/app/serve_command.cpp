@@ -52,7 +52,7 @@ struct ServeArgs {
   int compile_workers = 0;
   int gpu_lane_depth = 4;
   int64_t queue_quota = 64;
-  double rate = 50;
+  double rate = 200;
   int heartbeat_ms = 15000;
   api::GateLimits http;  // connections, timeouts (docs/security.md, "The HTTP API")
   int64_t cache_limit_mb = 1024;
@@ -222,16 +222,24 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   if (!std::filesystem::exists(settings.get("runner"), ec))
     return std::fprintf(stderr, "kwb serve: kwb-runner not found at %s\n", settings.get("runner").c_str()), 2;
   const auto here = eval::detect_cpu();
+  const auto machine_calibrations = calibration_cache(settings);
   auto stored = store::DeviceRepository(*db).find(here.id);
-  const bool calibrate = !stored || !*stored;
+  auto cached = machine_calibrations.find(here.id);
+  const bool calibrate = (!stored || !*stored) && (!cached || !*cached);
   auto device = log.timed("calibration",
                           "calibrating " + here.name + " for the roofline: one-thread copy bandwidth (once per machine, "
-                          "stored in kwb.db; seconds, longer on a busy machine)",
-                          calibrate, [&] { return eval::cpu_device(*db); });
+                          "stored in kwb.db" + (machine_calibrations.enabled() ? " and " + machine_calibrations.file().string() : "") +
+                          "; seconds, longer on a busy machine)",
+                          calibrate, [&] { return eval::cpu_device(*db, machine_calibrations); });
   if (!device) return std::fprintf(stderr, "kwb serve: %s\n", device.error().what().c_str()), 2;
   if (device->calibrated_now)
     log.say("calibration", fmt::format("CPU calibrated in {}: copy bandwidth {:.2f} GB/s", fixed1(log.last_seconds()),
                                        device->copy_bytes_per_s / 1e9));
+  else if (device->calibration_source == "machine")
+    log.say("calibration", fmt::format("CPU calibration taken from this machine's {}: copy bandwidth {:.2f} GB/s "
+                                       "(kwb calibrate measures again)",
+                                       machine_calibrations.file().string(), device->copy_bytes_per_s / 1e9));
+  if (!device->cache_problem.empty()) log.say("calibration", "warning: " + device->cache_problem);
 
   store::ObjectStore objects(workspace / "objects");
   exec::EventHub hub;
@@ -432,7 +440,7 @@ void add_serve_command(CLI::App& app, util::Settings& settings, int& code) {
       ->default_val(4)
       ->check(CLI::Range(1, 8));
   cmd->add_option("--queue-quota", a->queue_quota, "Candidates queued or in flight per token")->default_val(64);
-  cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(50);
+  cmd->add_option("--rate", a->rate, "Requests per second per token (burst: twice this)")->default_val(200);
   cmd->add_option("--heartbeat-ms", a->heartbeat_ms, "Event-stream heartbeat interval")->default_val(15000);
   add_http_limit_flags(*cmd, a->http);
   cmd->add_option("--cache-limit-mb", a->cache_limit_mb,

@@ -24,7 +24,8 @@ const SettingNames k_reads_library = {"workspace", "library", "kernels-dir"};   
 const SettingNames k_reads_catalog = {"workspace", "library", "specs", "specs-dir"};         // load_catalog
 const SettingNames k_reads_evaluation = {"workspace",          "runner",          "bwrap",           "cxx",
                             "time-budget-ms",     "gpu-clock",       "compile-timeout-ms", "run-timeout-ms",
-                            "reference-timeout-ms", "reference-cache", "threads",         "run-memory-mb"};  // eval_options
+                            "reference-timeout-ms", "reference-cache", "threads",         "run-memory-mb",
+                            "calibration-cache"};  // eval_options, calibration_cache
 const SettingNames k_reads_decide = {"decide-budget-ms"};                                    // library::Policy
 // The executor and its Slurm settings (executor_setup.cpp), and what `kwb worker` reads.
 const SettingNames k_reads_fleet = {"executor",          "fleet-dir",            "worker-dir",      "slurm-partition",

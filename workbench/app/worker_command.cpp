@@ -141,7 +141,7 @@ int run_worker(const std::filesystem::path& dir, const util::Settings& settings)
   eval::EvalOptions opt = eval_options(settings);
   opt.workspace = local;  // sandbox jobs and compile caches on the node
   if (settings.get("reference-cache") == "<workspace>/cache/reference") opt.reference_cache = local / "cache" / "reference";
-  auto cpu = eval::cpu_device(*db);
+  auto cpu = eval::cpu_device(*db, calibration_cache(settings));
   if (!cpu) return worker_fail(cpu.error().what());
   // The GPU is looked for only for a GPU candidate (a cpu job may run on a node without one).
   const bool gpu = rec->backend == "cuda" || rec->backend == "cuda-launcher";

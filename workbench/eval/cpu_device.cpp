@@ -67,7 +67,7 @@ double measure_copy_bandwidth(size_t llc_bytes) {
   return best;
 }
 
-util::Result<CpuDevice> cpu_device(store::Database& db, bool force) {
+util::Result<CpuDevice> cpu_device(store::Database& db, const CalibrationCache& cache, bool force) {
   CpuDevice d = detect_cpu();
   store::DeviceRepository repo(db);
   if (!force) {
@@ -75,11 +75,24 @@ util::Result<CpuDevice> cpu_device(store::Database& db, bool force) {
     if (!found) return std::unexpected(found.error());
     if (*found) {
       d.copy_bytes_per_s = (*found)->copy_bytes_per_s;
+      d.calibration_source = "workspace";
+      return d;
+    }
+    auto machine = cache.find(d.id);
+    if (!machine) d.cache_problem = machine.error().what();
+    else if (*machine && (*machine)->kind == "cpu") {
+      store::DeviceRecord rec = **machine;
+      rec.details["from_calibration_cache"] = cache.file().string();
+      if (!rec.calibrated_at.empty()) rec.details["cache_calibrated_at"] = rec.calibrated_at;
+      if (auto r = repo.put(rec); !r) return std::unexpected(r.error());
+      d.copy_bytes_per_s = rec.copy_bytes_per_s;
+      d.calibration_source = "machine";
       return d;
     }
   }
   d.copy_bytes_per_s = measure_copy_bandwidth(d.llc_bytes);
   d.calibrated_now = true;
+  d.calibration_source = "measured";
   store::DeviceRecord rec;
   rec.id = d.id;
   rec.kind = "cpu";
@@ -89,6 +102,8 @@ util::Result<CpuDevice> cpu_device(store::Database& db, bool force) {
                  {"buffer_bytes", std::max<size_t>(d.llc_bytes * 8, 256u << 20)},
                  {"llc_bytes", d.llc_bytes}};
   if (auto r = repo.put(rec); !r) return std::unexpected(r.error());
+  if (auto stored = repo.find(d.id); stored && *stored) rec.calibrated_at = (*stored)->calibrated_at;
+  if (auto r = cache.put(rec); !r) d.cache_problem = r.error().what();
   return d;
 }
 

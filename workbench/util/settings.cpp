@@ -31,6 +31,9 @@ const SettingInfo k_settings[] = {
     {"run-timeout-ms", "KWB_RUN_TIMEOUT_MS", "10000", "Wall-clock limit of one runner command (call or timing batch)"},
     {"reference-cache", "KWB_REFERENCE_CACHE", "<workspace>/cache/reference",
      "Compiled references (content-addressed; may be shared between workspaces)"},
+    {"calibration-cache", "KWB_CALIBRATION_CACHE", "",
+     "This machine's CPU calibration, shared by its workspaces: a file, or 'off' (default: "
+     "$XDG_CACHE_HOME/kwb/calibrations.json, else ~/.cache/kwb/calibrations.json)"},
     {"reference-timeout-ms", "KWB_REFERENCE_TIMEOUT_MS", "600000",
      "Wall-clock limit of a spec's trusted reference on one workload (longer: an error that blames the spec)"},
     {"threads", "KWB_THREADS", "1", "Threads a cpu candidate may use (OMP_NUM_THREADS in the runner)"},
