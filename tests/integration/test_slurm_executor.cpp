@@ -352,7 +352,7 @@ TEST_F(SlurmExecutor, DaemonKilledWithTenJobsInFlightReattachesOnRestart) {
   for (const auto& id : ids) {
     auto c = finished(id);
     EXPECT_EQ(c["state"], "done") << id << ": " << c.dump(2);
-    EXPECT_EQ(c["verdict"]["status"], "accepted") << id;
+    EXPECT_EQ(c["verdict"]["status"], "accepted") << id << ": " << c["verdict"].dump(2);
     EXPECT_EQ(c["attempts"], 1) << id << " was run again";
     EXPECT_EQ(events(id, "verdict").size(), 1u) << id;
     EXPECT_EQ(slurm_jobs_of(id).size(), 1u) << id << " was submitted again instead of re-attached";

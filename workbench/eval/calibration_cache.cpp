@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "util/fs.hpp"
@@ -51,13 +50,8 @@ util::Result<nlohmann::json> read_calibrated_devices(const std::filesystem::path
 }  // namespace
 
 CalibrationCache CalibrationCache::from_setting(const std::string& value) {
-  if (value == "off") return {};
-  if (!value.empty()) return CalibrationCache(value);
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
-    return CalibrationCache(std::filesystem::path(xdg) / "kwb" / "calibrations.json");
-  if (const char* home = std::getenv("HOME"); home && *home == '/')
-    return CalibrationCache(std::filesystem::path(home) / ".cache" / "kwb" / "calibrations.json");
-  return {};
+  if (value == "off" || value.empty()) return {};
+  return CalibrationCache(value);
 }
 
 util::Result<std::optional<store::DeviceRecord>> CalibrationCache::find(const std::string& id) const {

@@ -18,8 +18,8 @@ class CalibrationCache {
  public:
   CalibrationCache() = default;  // none: every workspace measures its own
   explicit CalibrationCache(std::filesystem::path file) : m_file(std::move(file)) {}
-  // The `calibration-cache` setting: "off" (none), a path, or "" for the default
-  // $XDG_CACHE_HOME/kwb/calibrations.json ($HOME/.cache/kwb/... ; none without either).
+  // The `calibration-cache` setting: a path, or "off" (none). util::Settings fills its default:
+  // $XDG_CACHE_HOME/kwb/calibrations.json, else $HOME/.cache/kwb/calibrations.json, else off.
   static CalibrationCache from_setting(const std::string& value);
 
   bool enabled() const { return !m_file.empty(); }

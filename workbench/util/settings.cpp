@@ -90,6 +90,11 @@ Settings Settings::from_environment() {
   fill("kernels-dir", source_dir() + "/kernels");
   fill("workspace", source_dir() + "/workspace");
   fill("runner", executable_dir() + "/kwb-runner");
+  fill("calibration-cache", [] {  // XDG's cache folder, else ~/.cache; none without either
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/kwb/calibrations.json";
+    if (const char* home = std::getenv("HOME"); home && *home == '/') return std::string(home) + "/.cache/kwb/calibrations.json";
+    return std::string("off");
+  }());
   return s;
 }
 

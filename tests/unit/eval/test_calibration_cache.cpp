@@ -12,6 +12,7 @@
 #include "eval/cpu_device.hpp"
 #include "store/device_repository.hpp"
 #include "temp_dir.hpp"
+#include "util/settings.hpp"
 
 namespace {
 
@@ -55,20 +56,25 @@ class EnvVar {
 TEST(CalibrationCache, TheSettingChoosesTheFileOrNone) {
   EXPECT_FALSE(CalibrationCache::from_setting("off").enabled());
   EXPECT_EQ(CalibrationCache::from_setting("/x/c.json").file(), "/x/c.json");
+  auto by_default = [] { return kwb::util::Settings::from_environment().get("calibration-cache"); };
+  EnvVar unset("KWB_CALIBRATION_CACHE", nullptr);  // ctest sets the suite's own
   {
     EnvVar xdg("XDG_CACHE_HOME", "/xdg");
-    EXPECT_EQ(CalibrationCache::from_setting("").file(), "/xdg/kwb/calibrations.json");
+    EXPECT_EQ(by_default(), "/xdg/kwb/calibrations.json");
   }
   {
     EnvVar xdg("XDG_CACHE_HOME", nullptr);
     EnvVar home("HOME", "/home/u");
-    EXPECT_EQ(CalibrationCache::from_setting("").file(), "/home/u/.cache/kwb/calibrations.json");
+    EXPECT_EQ(by_default(), "/home/u/.cache/kwb/calibrations.json");
   }
   {
     EnvVar xdg("XDG_CACHE_HOME", nullptr);
     EnvVar home("HOME", nullptr);
-    EXPECT_FALSE(CalibrationCache::from_setting("").enabled()) << "no home, no cache";
+    EXPECT_EQ(by_default(), "off") << "no home, no cache";
+    EXPECT_FALSE(CalibrationCache::from_setting(by_default()).enabled());
   }
+  EnvVar set("KWB_CALIBRATION_CACHE", "/elsewhere/c.json");
+  EXPECT_EQ(by_default(), "/elsewhere/c.json");
 }
 
 TEST(CalibrationCache, KeepsEveryDevicesEntryAcrossWritersAndReplacesOne) {
