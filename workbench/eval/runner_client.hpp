@@ -101,6 +101,9 @@ class RunnerSession {
   // kwb-runner's CPU time so far, all its threads (the kernel's account, not the runner's word);
   // -1 for the GPU runner or when unknown.
   int64_t runner_cpu_time_ns() { return runner_cpu_ns(); }
+  // CPU timing: calls of this session that used more CPU than the judged excess around their
+  // timed window (each charged to its sample; a second one, at least 1 in 50 calls, is a violation).
+  int excess_strikes() const { return m_excess_strikes; }
   // Starts both counts again (a pre-started session's start-up is not the evaluation's).
   void reset_busy() {
     m_busy_ms = 0;
@@ -143,6 +146,8 @@ class RunnerSession {
   clockid_t m_runner_clockid{};
   int64_t m_idle_from = -1;        // the runner's CPU time when it was last left idle
   int m_discarded = 0;             // samples retaken since the last stats (preempted)
+  int m_cycles_judged = 0;         // CPU timing: calls whose CPU time was checked, this session
+  int m_excess_strikes = 0;        // ... and that used more than the judged excess (charged)
   int m_process_limit = 0;         // the run profile's processes + threads
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;

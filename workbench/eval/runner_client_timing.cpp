@@ -61,6 +61,13 @@ constexpr int64_t k_idle_judged_ns = 10'000'000;
 // thread shows as milliseconds of CPU around a near-empty timed window, beyond this (1 ms + 50 %
 // let a thread's 6 ms smeared over a loaded batch's windows pass unjudged, though charged).
 constexpr int64_t k_excess_judged_ns = 500'000;
+// An excess beyond that is charged too, and judged a violation once it recurs: on a second call
+// of the session that is also at least 1 in 50 of its calls. Work hidden around the calls does it
+// on every call; a virtual machine whose host takes the CPU away (steal time the guest does not
+// see, charged to whatever ran) did it once in a session's hundreds of calls: 1.8 ms of CPU
+// around an honest 640 us call, in a decide stage on the 2-core VM under load (session 16).
+constexpr int k_excess_strikes = 2;
+constexpr int k_excess_strike_share = 50;
 constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted during its call
 
 using detail::monotonic_ns;
@@ -251,12 +258,18 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
       const int64_t per_thread = used / threads, s = samples.back();
       if (per_thread > s + s / 100 + k_cycle_slack_ns) samples.back() = per_thread;
     }
+    ++m_cycles_judged;
     if (used > allowed && used - allowed <= k_excess_judged_ns + allowed / 4) return std::nullopt;
-    if (used > allowed)
+    if (used > allowed) {
+      ++m_excess_strikes;
+      if (m_excess_strikes < k_excess_strikes || m_excess_strikes * k_excess_strike_share < m_cycles_judged)
+        return std::nullopt;  // charged above; once is the machine's
       return violation("the candidate worked outside its timed call: the runner used " + us(used) +
                        " of CPU time around a call the workbench timed at " + us(last_wall) + " with " +
                        std::to_string(threads) + " thread(s) allowed (signalling done early, or working on other "
-                       "threads or before the call)" + k_timed_here);
+                       "threads or before the call; " + std::to_string(m_excess_strikes) + " of " +
+                       std::to_string(m_cycles_judged) + " calls so far)" + k_timed_here);
+    }
     return std::nullopt;
   };
   int retakes = 0;
