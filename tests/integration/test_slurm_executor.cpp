@@ -44,7 +44,7 @@ class SlurmExecutor : public ::testing::Test {
     m_daemon.stop();
     m_cluster.stop();
     std::error_code ec;
-    if (!m_root.empty()) std::filesystem::remove_all(m_root, ec);
+    if (!m_root.empty() && !std::getenv("KWB_KEEP_TEST_ROOT")) std::filesystem::remove_all(m_root, ec);
   }
 
   std::vector<std::string> args(const std::string& budget_ms, bool slurm = true) const {
@@ -176,6 +176,22 @@ TEST_F(SlurmExecutor, HonestAndWrongCandidatesGetTheVerdictsOfTheLocalExecutor) 
       }
     EXPECT_EQ(lines, 2) << m_daemon.log();
   }
+  auto workload_starts = [&](const std::string& id) {
+    std::set<std::string> out;
+    for (const auto& ev : events(id, "progress"))
+      if (ev["data"].contains("workload") && ev["data"].value("samples", -1) == 0) {
+        const std::string name = ev["data"].value("workload", "");
+        out.insert(ev["data"].value("stage", "") + " " + (name.starts_with("drawn:") ? "drawn" : name));
+      }
+    return out;
+  };
+  auto notes = [&](const std::string& id) {
+    size_t n = 0;
+    for (const auto& ev : events(id, "progress")) n += ev["data"].contains("detail");
+    return n;
+  };
+  const auto slurm_workload_starts = workload_starts(honest);
+  const size_t slurm_notes = notes(honest);
   // The same candidates on the local executor: verdicts of the same form.
   m_daemon.stop();
   start_daemon("20", /*slurm=*/false);
@@ -184,6 +200,13 @@ TEST_F(SlurmExecutor, HonestAndWrongCandidatesGetTheVerdictsOfTheLocalExecutor) 
   ASSERT_EQ(hl["verdict"]["status"], "accepted");
   ASSERT_EQ(wl["verdict"]["status"], "incorrect");
   EXPECT_EQ(keys_of(h), keys_of(hl));
+  // The worker's progress reached the candidate's events as the local lane's does: each
+  // workload's start in the stages that check and time (drawn shapes are drawn anew), and the
+  // decide stage's notes.
+  EXPECT_FALSE(workload_starts(honest_local).empty());
+  EXPECT_EQ(slurm_workload_starts, workload_starts(honest_local));
+  EXPECT_GT(notes(honest_local), 0u);
+  EXPECT_GT(slurm_notes, 0u);
   EXPECT_EQ(keys_of(h["verdict"]), keys_of(hl["verdict"])) << h["verdict"].dump(2) << "\nlocal:\n" << hl["verdict"].dump(2);
   EXPECT_EQ(keys_of(h["verdict"]["summary"]), keys_of(hl["verdict"]["summary"]));
   EXPECT_EQ(keys_of(w["verdict"]), keys_of(wl["verdict"])) << w["verdict"].dump(2) << "\nlocal:\n" << wl["verdict"].dump(2);

@@ -154,12 +154,16 @@ int run_worker(const std::filesystem::path& dir, const util::Settings& settings)
 
   int progress_fd = ::open((dir / "progress.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   std::mutex progress_mutex;
+  eval::StageEventShaper shaper;
   auto progress = [&](const eval::StageEvent& e) {
-    if (e.workload || e.note || progress_fd < 0) return;  // stage starts and ends only
-    nlohmann::json line = {{"stage", eval::stage_name(e.stage)}, {"finished", e.finished}};
-    if (!e.detail.empty()) line["detail"] = e.detail;
-    std::string s = line.dump() + "\n";
+    if (progress_fd < 0) return;
     std::lock_guard lock(progress_mutex);
+    auto shaped = shaper(e);
+    if (!shaped) return;
+    // A stage event is the line itself; a progress event is {"progress": data} (a line without
+    // "stage", which a daemon of before the relay skips).
+    const nlohmann::json line = shaped->first == "stage" ? shaped->second : nlohmann::json{{"progress", shaped->second}};
+    std::string s = line.dump() + "\n";
     (void)!::write(progress_fd, s.data(), s.size());  // one write per line (O_APPEND): never interleaved
   };
   core::Verdict v;

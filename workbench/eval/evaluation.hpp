@@ -3,12 +3,15 @@
 // -> benchmark -> decide). Each backend (cpu now; cuda, cuda-launcher later) implements it, so
 // `kwb eval` runs the stages back to back and the daemon can run compile on its compile pool and
 // validate + benchmark in the device's exclusive benchmark slot.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/candidate.hpp"
 #include "core/reference.hpp"
@@ -51,6 +54,18 @@ struct StageEvent {
 StageEvent workload_progress(Stage stage, const core::Workload& w, bool bench, std::string config, size_t samples,
                              size_t index, size_t count);
 using ProgressFn = std::function<void(const StageEvent&)>;
+
+// A candidate's StageEvents as the events of its stream (docs/api.md "Events"): ("stage", data)
+// for a start or an end, ("progress", data) for a workload's start, its sample count, or a note
+// of the running stage; nothing for a sample count within 250 ms of the last one (a workload's
+// start always goes). The daemon's lanes and `kwb worker` (relayed from Slurm) both shape them.
+class StageEventShaper {
+ public:
+  std::optional<std::pair<std::string, nlohmann::json>> operator()(const StageEvent& e);
+
+ private:
+  std::chrono::steady_clock::time_point m_last_samples{};
+};
 
 // A compiled form of the candidate kept with it (GET /v1/candidates/{id}/artifacts/{kind}):
 // the PTX, cubin and SASS of each config of a cuda-form candidate.

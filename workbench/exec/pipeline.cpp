@@ -339,30 +339,12 @@ void Pipeline::run_front(const std::string& id) {
   auto source = m_objects.get(rec.source_sha256);
   if (!source) return finish_error(rec, "source object missing: " + source.error().what());
   int attempt_no = *attempt;
-  // Sample counts come after every timing round: at most one such event per 250 ms (a workload's
-  // start is always sent).
-  auto last_samples_event = std::make_shared<std::chrono::steady_clock::time_point>();
-  auto progress = [this, id, attempt_no, last_samples_event](const eval::StageEvent& e) {
-    if (e.workload) {
-      const auto& w = *e.workload;
-      auto now = std::chrono::steady_clock::now();
-      if (w.samples > 0 && now - *last_samples_event < std::chrono::milliseconds(250)) return;
-      if (w.samples > 0) *last_samples_event = now;
-      nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"workload", w.workload}, {"kind", w.kind},
-                             {"params", w.params}, {"samples", w.samples}};
-      if (!w.config.empty()) data["config"] = w.config;
-      if (w.count > 0) data.update({{"index", w.index}, {"count", w.count}});
-      event(id, "progress", data);
-      return;
-    }
-    if (e.note) {  // progress told in words (the decide stage's comparison)
-      event(id, "progress", {{"stage", eval::stage_name(e.stage)}, {"detail", e.detail}});
-      return;
-    }
-    nlohmann::json data = {{"stage", eval::stage_name(e.stage)}, {"finished", e.finished}};
-    if (!e.detail.empty()) data["detail"] = e.detail;
-    event(id, "stage", data);
-    if (e.finished) {
+  auto shaper = std::make_shared<eval::StageEventShaper>();  // the progress function is copied
+  auto progress = [this, id, attempt_no, shaper](const eval::StageEvent& e) {
+    auto shaped = (*shaper)(e);
+    if (!shaped) return;
+    event(id, shaped->first, shaped->second);
+    if (!e.workload && !e.note && e.finished) {
       store::CandidateRepository r(m_db);
       r.record_stage(id, attempt_no, std::string(eval::stage_name(e.stage)), 0, e.detail);
     }

@@ -285,6 +285,10 @@ void SlurmExecutor::relay_progress(Job& job) {
     if (in.eof()) break;  // a line still being written: read again next time
     job.progress_offset += line.size() + 1;
     auto e = nlohmann::json::parse(line, nullptr, false);
+    if (!e.is_discarded() && e.is_object() && e.contains("progress") && e["progress"].is_object()) {
+      m_host->event(job.rec.id, "progress", e["progress"]);  // a workload's start or samples, a note
+      continue;
+    }
     if (e.is_discarded() || !e.is_object() || !e.contains("stage") || !e["stage"].is_string()) continue;
     const std::string stage = e["stage"];
     const std::string state = slurm_state_of_stage(stage);
