@@ -306,6 +306,13 @@ TEST(Pipeline, ADepthTwoLaneRunsSharingEvaluationsSideBySideAndAnyOtherAlone) {
   for (const char* note : {"share-1", "share-2", "share-3", "share-4"})
     EXPECT_NE(std::find(probe.log.begin(), probe.log.end(), std::string(note) + ": met"), probe.log.end())
         << note << " never ran beside another sharing evaluation:\n" << log;
+  // The lane's own account follows the stored verdicts (a verdict is visible before the lane
+  // has taken its candidate off).
+  auto lane_settled = [&] {
+    auto lanes = p.stats().lanes;
+    return lanes.size() == 1u && lanes[0].finished == 6u && lanes[0].candidates.empty();
+  };
+  EXPECT_TRUE(rig.eventually(lane_settled));
   auto lanes = p.stats().lanes;
   ASSERT_EQ(lanes.size(), 1u);
   EXPECT_EQ(lanes[0].finished, 6u);
