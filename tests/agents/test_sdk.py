@@ -99,7 +99,7 @@ class AgentSdk(unittest.TestCase):
         stages = {e["data"]["stage"] for e in seen if e["kind"] == "stage" and e["data"].get("finished")}
         self.assertTrue({"analyze", "compile", "validate", "benchmark"} <= stages, stages)
         verdicts = [e["data"] for e in seen if e["kind"] == "verdict"]
-        self.assertEqual(verdicts, [{"status": v["status"], "reason": v["reason"]}], kinds)
+        self.assertEqual(verdicts, [{"status": v["status"], "reason": v["reason"], "comparison": "none"}], kinds)
         ids = [e["id"] for e in seen]
         self.assertEqual(ids, sorted(set(ids)), "event ids increase, none repeated")
 

@@ -160,15 +160,21 @@ int main(int argc, char** argv) {
   kwb::exec::PipelineConfig pcfg;
   pcfg.compile_workers = a.compile_workers;
   pcfg.executor = executor;
-  kwb::exec::Pipeline pipeline(*db, objects, kwb::bench::sim_front_factory(), hub, pcfg);
+  kwb::exec::Ledger ledger(*db, hub);
+  ledger.start();
+  kwb::exec::Pipeline pipeline(*db, objects, kwb::bench::sim_front_factory(), ledger, pcfg);
+  kwb::exec::IntakeConfig intake_cfg;
+  intake_cfg.queue_quota = int64_t(1) << 40;  // one anonymous caller stands for the whole fleet of agents
+  intake_cfg.rules.backends = {"cpu", "cuda", "cuda-launcher"};
+  intake_cfg.rules.executor = "simulated";
+  intake_cfg.rules.device_classes = executor->device_classes();
+  kwb::exec::Intake intake(*db, objects, *catalog, ledger,
+                           [&pipeline](const kwb::store::CandidateRecord& r) { pipeline.schedule(r); }, intake_cfg);
   kwb::api::Authenticator auth(*db, false);
   kwb::api::RateLimiter limiter(1e9, 1e9);
-  kwb::api::ApiContext ctx{*db, objects, *catalog, pipeline, hub, auth, limiter};
-  ctx.limits.queue_quota = int64_t(1) << 40;  // one anonymous caller stands for the whole fleet of agents
+  kwb::api::ApiContext ctx{*db, objects, *catalog, pipeline, intake, hub, auth, limiter};
   ctx.limits.http.max_per_address = ctx.limits.http.max_connections;
   ctx.limits.http.max_streams = 2048;
-  ctx.backends = {"cpu", "cuda", "cuda-launcher"};
-  ctx.executor = "simulated";
   kwb::api::Server server(ctx);
   if (!server.bind("127.0.0.1", 0, &error)) die(error);
   if (auto r = pipeline.start(); !r) die(r.error().what());

@@ -1,5 +1,7 @@
 #include "fleet_sim_executor.hpp"
 
+#include "exec/ledger.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -29,8 +31,8 @@ std::vector<RecordedRun> load_recorded_runs(const std::string& file, std::string
   return out;
 }
 
-util::Result<std::set<std::string>> SimulatedExecutor::start(exec::ExecutorHost& host) {
-  m_host = &host;
+util::Result<std::set<std::string>> SimulatedExecutor::start(exec::Ledger& ledger, exec::RemoteVerdictFn) {
+  m_ledger = &ledger;
   for (int i = 0; i < m_cfg.gpus; ++i) m_gpus.emplace_back([this] { gpu_worker(); });
   return std::set<std::string>{};
 }
@@ -84,13 +86,16 @@ void SimulatedExecutor::evaluate(const store::CandidateRecord& rec) {
   const auto t0 = std::chrono::steady_clock::now();
   for (const auto& e : run->device_events) {
     std::this_thread::sleep_until(t0 + std::chrono::duration_cast<std::chrono::milliseconds>(m_cfg.device_time * e.at));
-    if (e.kind == "state") m_host->set_state(rec.id, e.data.value("state", ""));
-    else m_host->event(rec.id, e.kind, e.data);
+    if (e.kind == "state") {
+      if (auto state = core::parse_state(e.data.value("state", ""))) m_ledger->advance(rec.id, *state);
+    } else {
+      m_ledger->event(rec.id, e.kind, e.data);
+    }
   }
   std::this_thread::sleep_until(t0 + m_cfg.device_time);  // the device is busy until the end
   nlohmann::json v = run->verdict;
   v["op"] = rec.op;
-  m_host->finish_json(rec.id, std::move(v));
+  m_ledger->finish_json(rec.id, std::move(v));
 }
 
 namespace {

@@ -51,7 +51,7 @@ class SimulatedExecutor : public exec::DeviceExecutor {
   explicit SimulatedExecutor(SimFleetConfig cfg) : m_cfg(std::move(cfg)) {}
   ~SimulatedExecutor() override { stop(); }
   std::string name() const override { return "simulated"; }
-  util::Result<std::set<std::string>> start(exec::ExecutorHost& host) override;
+  util::Result<std::set<std::string>> start(exec::Ledger& ledger, exec::RemoteVerdictFn on_verdict) override;
   void run(const store::CandidateRecord& rec, const std::string& source, int attempt) override;
   void cancel(const std::string&) override {}
   void stop() override;
@@ -65,7 +65,7 @@ class SimulatedExecutor : public exec::DeviceExecutor {
   void evaluate(const store::CandidateRecord& rec);
 
   SimFleetConfig m_cfg;
-  exec::ExecutorHost* m_host = nullptr;
+  exec::Ledger* m_ledger = nullptr;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::deque<store::CandidateRecord> m_queue;

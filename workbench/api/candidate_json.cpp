@@ -15,7 +15,7 @@ nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict
                       {"op", r.op},
                       {"variant", r.variant},
                       {"backend", r.backend},
-                      {"state", r.state},
+                      {"state", std::string(core::state_name(r.state))},
                       {"status", r.status ? nlohmann::json(*r.status) : nlohmann::json(nullptr)},
                       {"source_name", r.source_name},
                       {"source_sha256", r.source_sha256},
@@ -31,6 +31,13 @@ nlohmann::json candidate_json(const store::CandidateRecord& r, bool with_verdict
                       {"updated_at", r.updated_at},
                       {"finished_at", r.finished_at ? nlohmann::json(*r.finished_at) : nlohmann::json(nullptr)},
                       {"links", candidate_links(r.id)}};
+  // The decision part (docs/library.md "Verdict first, decision second"): its state always, its
+  // fields once done (they are in the verdict too).
+  nlohmann::json comparison = {{"state", std::string(core::comparison_state_name(r.comparison_state))}};
+  if (with_verdict && r.comparison.is_object())
+    for (const auto& [k, v] : r.comparison.items())
+      if (k != "state") comparison[k] = v;
+  j["comparison"] = comparison;
   if (with_verdict) j["verdict"] = r.verdict;
   return j;
 }

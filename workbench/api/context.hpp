@@ -7,6 +7,7 @@
 #include "api/auth.hpp"
 #include "api/http_limits.hpp"
 #include "exec/event_hub.hpp"
+#include "exec/intake.hpp"
 #include "exec/pipeline.hpp"
 #include "library/curator.hpp"
 #include "library/spec_intake.hpp"
@@ -18,9 +19,7 @@
 namespace kwb::api {
 
 struct ApiLimits {
-  size_t max_body_bytes = 1 << 20;     // request bodies
-  size_t max_source_bytes = 256 << 10; // candidate sources
-  int64_t queue_quota = 64;            // candidates queued or in flight per token
+  size_t max_body_bytes = 1 << 20;     // request bodies (sources and quotas: exec::IntakeConfig)
   double rate_per_s = 50;              // requests per second per token (token bucket)
   double burst = 100;
   std::chrono::milliseconds heartbeat{15000};  // SSE comment lines
@@ -32,19 +31,15 @@ struct ApiContext {
   store::Database& db;
   store::ObjectStore& objects;
   const spec::Catalog& catalog;
-  exec::Pipeline& pipeline;
+  exec::Pipeline& pipeline;  // cancellation and the lanes' state
+  exec::Intake& intake;      // submissions and profile re-runs (and what the daemon evaluates)
   exec::EventHub& hub;
   Authenticator& auth;
   RateLimiter& limiter;
   ApiLimits limits;
-  std::vector<std::string> backends = {"cpu"};  // backends this daemon evaluates
   // This host's GPUs as start-up found them (docs/architecture.md "Lanes"): lane, ordinal,
   // pci_bus_id, uuid, name, device_class, status (ready | unusable | unused), reason.
   nlohmann::json gpus = nlohmann::json::array();
-  // Where the device stages run ("local" | "slurm") and the device classes a submission may ask
-  // for (docs/fleet.md "Device classes"): local, this machine's; slurm, --slurm-device-classes.
-  std::string executor = "local";
-  std::vector<exec::DeviceClassInfo> device_classes;
   library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
   library::SpecIntake* spec_intake = nullptr;   // null: specs cannot be added (POST /v1/specs answers 503)
   const store::Janitor* janitor = nullptr;      // free space and the reserve, for /v1/health

@@ -40,6 +40,20 @@ void send_failure(httplib::Response& res, const util::Error& e) {
   send_error(res, 500, "internal", e.what());
 }
 
+void send_refusal(httplib::Response& res, const exec::Refusal& r) {
+  using C = exec::RefusalCode;
+  if (r.retry_after_s > 0) res.set_header("Retry-After", std::to_string(r.retry_after_s));
+  switch (r.code) {
+    case C::invalid: return send_error(res, 400, r.type, r.message);
+    case C::too_large: return send_error(res, 413, r.type, r.message);
+    case C::unprocessable: return send_error(res, 422, r.type, r.message);
+    case C::not_found: return send_error(res, 404, r.type, r.message);
+    case C::quota: return send_error(res, 429, r.type, r.message);
+    case C::store: return send_failure(res, r.store_error);
+  }
+  send_error(res, 500, "internal", r.message);
+}
+
 namespace {
 thread_local std::string t_principal;
 }

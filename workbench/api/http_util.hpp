@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/context.hpp"
+#include "exec/refusal.hpp"
 
 namespace kwb::api {
 
@@ -19,6 +20,8 @@ void send_login_throttled(httplib::Response& res, const std::string& address, in
 // The one mapping of util::Error kinds to HTTP: storage_full -> 507 insufficient_storage,
 // busy -> 503 busy (both with Retry-After), not_found -> 404, anything else -> 500 internal.
 void send_failure(httplib::Response& res, const util::Error& e);
+// The intake's refusal as its HTTP answer (the one place RefusalCode becomes a status).
+void send_refusal(httplib::Response& res, const exec::Refusal& r);
 // Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
 // The name of the token that guard() let through for this thread's current request, for the

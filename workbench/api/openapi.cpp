@@ -68,8 +68,11 @@ const std::vector<RouteDoc>& table() {
         {"before", "query", {{"type", "integer"}, {"minimum", 1}}, "a sequence number from `next`: older candidates"}},
        "", false, {{200, "OK", "CandidateList", ""}}},
       {"get", "/v1/candidates/{id}", "agent",
-       "One candidate with its verdict, the review decision and the last CI outcome; ?wait=S long-polls until done",
-       {wait_param()}, "", false, {{200, "OK", "Candidate", ""}, {404, "not_found: no such candidate", "Error", ""}}},
+       "One candidate with its verdict, its comparison with the incumbent, the review decision and the last CI "
+       "outcome; ?wait=S long-polls until its verdict and decision are in (?until=verdict: the verdict alone)",
+       {wait_param(),
+        {"until", "query", {{"type", "string"}, {"enum", {"verdict", "decision"}}, {"default", "decision"}},
+         "with ?wait: what to wait for: the verdict (stored first), or the decision that follows it too"}}, "", false, {{200, "OK", "Candidate", ""}, {404, "not_found: no such candidate", "Error", ""}}},
       {"get", "/v1/candidates/{id}/events", "agent",
        "Progress as Server-Sent Events (each `data:` line is an Event), or with ?wait=S a JSON page of events after `after`",
        {wait_param(),

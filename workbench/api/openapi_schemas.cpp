@@ -189,11 +189,19 @@ json comparison_schema() {
               {"stop_reason", {{"type", "string"}, {"description", "settled, budget or max_blocks"}}}});
 }
 
+json incumbent_ref_schema() {
+  return obj({{"kernel", str()}, {"commit", str()}, {"source_sha256", str()}, {"device_class", str()},
+              {"remeasured", boolean()}});
+}
+
+json decision_schema() {
+  return obj({{"promotable", boolean()}, {"reason", str()}, {"wins", arr(str())}, {"regressions", arr(str())},
+              {"undecided", arr(str())}});
+}
+
 json verdict_summary_schema() {
-  json incumbent = obj({{"kernel", str()}, {"commit", str()}, {"source_sha256", str()}, {"device_class", str()},
-                        {"remeasured", boolean()}});
-  json decision = obj({{"promotable", boolean()}, {"reason", str()}, {"wins", arr(str())},
-                       {"regressions", arr(str())}, {"undecided", arr(str())}});
+  json incumbent = incumbent_ref_schema();
+  json decision = decision_schema();
   json machine = obj({{"load_avg_1m", number()}, {"running_max", integer()}, {"cores", integer()}, {"busy", boolean()},
                       {"detail", str()}});
   return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
@@ -256,6 +264,23 @@ json candidate_schema() {
                  {"reason", str()},
                  {"commit", or_null(str())},
                  {"at", str()}});
+  // The decision part (docs/library.md "Verdict first, decision second"); its fields once done
+  // (GET /v1/candidates/{id} only; they are in the verdict too).
+  json comparison = obj({{"state", str_enum({"none", "pending", "done"})},
+                         {"promotable", boolean()},
+                         {"reason", str()},
+                         {"note", str()},
+                         {"incumbent", or_null(incumbent_ref_schema())},
+                         {"decision", or_null(decision_schema())},
+                         {"geomean_vs_incumbent", or_null(number_or_text())},
+                         {"beats_incumbent", or_null(boolean())},
+                         {"ms", or_null(number())},
+                         {"failure", or_null(obj({{"status", str()}, {"reason", str()}}))},
+                         {"workloads", arr({{"type", "object"}})}},
+                        {"promotable", "reason", "note", "incumbent", "decision", "geomean_vs_incumbent",
+                         "beats_incumbent", "ms", "failure", "workloads"});
+  comparison["description"] = "the comparison with the incumbent, which follows the verdict: none (none applies), "
+                              "pending (running), done";
   return obj({{"id", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
               {"op", str()},
               {"variant", {{"type", "string"}, {"description", "as requested; \"\" when inferred (the verdict has the resolved one)"}}},
@@ -280,6 +305,7 @@ json candidate_schema() {
               {"finished_at", or_null(str())},
               {"links", links()},
               {"verdict", or_null(ref("Verdict"))},
+              {"comparison", comparison},
               {"decision", {{"description", "GET /v1/candidates/{id} only: a reviewer's or CI's decision"},
                             {"anyOf", json::array({decision, type("null")})}}},
               {"ci", {{"description", "GET /v1/candidates/{id} only: the last kwb ci promote outcome"},
@@ -290,13 +316,16 @@ json candidate_schema() {
 json event_schema() {
   return obj({{"id", integer()},
               {"at", str()},
-              {"kind", str_enum({"state", "stage", "progress", "verdict", "decision", "ci"})},
+              {"kind", str_enum({"state", "stage", "progress", "verdict", "comparison", "decision", "ci"})},
               {"data", {{"type", "object"},
-                        {"description", "state: {state, attempt?, detail?}; stage: {stage, finished, detail?}; "
+                        {"description", "state: {state, attempt?, detail?, lane?, comparison? (with done: pending, "
+                                        "none or done)}; stage: {stage, finished, detail?}; "
                                         "progress: {stage, workload, kind, params, samples, config?, index?, count?} or, in the "
                                         "decide stage, {stage, detail}; "
-                                        "verdict: {status, reason}; decision: {decision, reason, commit}; "
-                                        "ci: {outcome, reason, commit}"}}}});
+                                        "verdict: {status, reason, comparison}; comparison (the decision against the "
+                                        "incumbent, after a verdict whose comparison was pending): {state, promotable, "
+                                        "reason, geomean_vs_incumbent, failure}; decision (a review): {decision, reason, "
+                                        "commit}; ci: {outcome, reason, commit}"}}}});
 }
 
 json commit_entry() { return obj({{"commit", str()}, {"summary", str()}, {"time", json::object()}, {"trailers", {{"type", "object"}}}}); }

@@ -37,7 +37,7 @@ void artifact(const httplib::Request& req, httplib::Response& res, ApiContext& c
                       "candidate " + id + " is a " + r.backend + " candidate; only cuda-form candidates keep PTX and "
                       "cubin artifacts");
   if (r.verdict.is_null())
-    return send_error(res, 404, "no_artifact", "candidate " + id + " has no verdict yet (state " + r.state +
+    return send_error(res, 404, "no_artifact", "candidate " + id + " has no verdict yet (state " + std::string(core::state_name(r.state)) +
                                                    "); its artifacts are listed once it has one");
   std::string label = req.has_param("config") ? req.get_param_value("config") : "";
   std::string labels;

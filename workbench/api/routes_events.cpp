@@ -1,5 +1,6 @@
 // GET /v1/candidates/{id}/events — Server-Sent Events (replay from Last-Event-ID, heartbeats,
-// closes after the terminal state) or, with ?wait=S, a JSON long-poll.
+// closes after the terminal event: the verdict's, or the decision's where a comparison follows
+// it) or, with ?wait=S, a JSON long-poll.
 #include <memory>
 
 #include "api/http_util.hpp"
@@ -11,10 +12,13 @@ namespace kwb::api {
 
 namespace {
 
+// The last event of a candidate (docs/api.md "Events"): cancelled; done without a comparison to
+// follow; or the comparison's decision, which follows a done with "comparison": "pending".
 bool terminal_event(const store::EventRecord& e) {
+  if (e.kind == "comparison") return true;
   if (e.kind != "state") return false;
   auto s = e.data.value("state", std::string());
-  return s == "done" || s == "cancelled";
+  return s == "cancelled" || (s == "done" && e.data.value("comparison", std::string()) != "pending");
 }
 
 nlohmann::json event_json(const store::EventRecord& e) {
@@ -99,9 +103,7 @@ void add_event_routes(Router& svr, ApiContext& ctx) {
         return true;
       }
       if (got->empty()) {
-        // Nothing new. A client resuming after the terminal event (Last-Event-ID) ends here; a
-        // candidate whose row is already final but whose last events are still being appended
-        // is not over yet (the verdict is committed before its events).
+        // Nothing new. A client resuming after the terminal event (Last-Event-ID) ends here.
         auto all = events.after(id, 0);
         bool terminal_seen = false;
         if (all)

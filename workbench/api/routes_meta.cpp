@@ -94,7 +94,7 @@ std::string local_device_class(const store::DeviceRecord& d) {
 util::Result<nlohmann::json> devices_listing(const ApiContext& ctx) {
   nlohmann::json devices = nlohmann::json::array();
   std::map<std::string, std::vector<std::string>> ids_by_class;
-  if (ctx.executor == "local") {
+  if (ctx.intake.config().rules.executor == "local") {
     auto all = store::DeviceRepository(ctx.db).all();
     if (!all) return std::unexpected(all.error());
     static const std::string here = eval::detect_cpu().id;
@@ -116,11 +116,13 @@ util::Result<nlohmann::json> devices_listing(const ApiContext& ctx) {
     }
   }
   nlohmann::json classes = nlohmann::json::array();
-  for (const auto& c : ctx.device_classes)
+  for (const auto& c : ctx.intake.config().rules.device_classes)
     classes.push_back({{"device_class", c.device_class}, {"kind", c.kind},
-                       {"partition", ctx.executor == "slurm" ? nlohmann::json(c.partition) : nlohmann::json(nullptr)},
+                       {"partition", ctx.intake.config().rules.executor == "slurm" ? nlohmann::json(c.partition)
+                                                                                   : nlohmann::json(nullptr)},
                        {"devices", ids_by_class[c.device_class]}});
-  return nlohmann::json{{"executor", ctx.executor}, {"devices", devices}, {"device_classes", classes}};
+  return nlohmann::json{
+      {"executor", ctx.intake.config().rules.executor}, {"devices", devices}, {"device_classes", classes}};
 }
 
 }  // namespace
@@ -135,7 +137,7 @@ void add_meta_routes(Router& svr, ApiContext& ctx) {
     auto gpus = gpu_health(ctx);
     const bool ok = storage["problems"].empty() && gpus["unusable"].empty();
     send_json(res, 200, {{"status", ok ? "ok" : "degraded"}, {"version", KWB_VERSION},
-                         {"uptime_s", up}, {"auth", ctx.auth.enabled()}, {"backends", ctx.backends},
+                         {"uptime_s", up}, {"auth", ctx.auth.enabled()}, {"backends", ctx.intake.config().rules.backends},
                          {"storage", storage}, {"gpus", gpus},
                          {"queue", {{"queued", st.queued}, {"waiting_for_device", st.waiting_for_device},
                                     {"compiling", st.compiling}, {"on_device", st.on_device},

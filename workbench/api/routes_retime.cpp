@@ -32,26 +32,14 @@ void retime(const httplib::Request& req, httplib::Response& res, ApiContext& ctx
   }
   auto kernels = library::incumbents_of(ctx.curator->repository(), op, backend);
   if (!kernels) return send_error(res, 404, "not_found", kernels.error().what());
-  store::CandidateRepository repo(ctx.db);
   nlohmann::json queued = nlohmann::json::array();
   for (const auto& k : *kernels) {
-    if (std::find(ctx.backends.begin(), ctx.backends.end(), k.backend) == ctx.backends.end()) continue;
-    auto sha = ctx.objects.put(k.source);
-    if (!sha) return send_failure(res, sha.error());
-    store::CandidateRecord rec;
-    rec.op = k.op;
-    rec.variant = k.variant;
-    rec.backend = k.backend;
-    rec.source_sha256 = *sha;
-    rec.source_name = k.source_name;
-    rec.flags = k.flags;
-    rec.note = k.note;
-    if (who->token_id != 0) rec.token_id = who->token_id;
-    bool existing = false;
-    auto inserted = repo.insert(rec, &existing);
-    if (!inserted) return send_failure(res, inserted.error());
-    ctx.pipeline.submitted(*inserted);
-    queued.push_back({{"id", inserted->id}, {"kernel", k.note}, {"backend", k.backend}, {"links", candidate_links(inserted->id)}});
+    const auto& backends = ctx.intake.config().rules.backends;
+    if (std::find(backends.begin(), backends.end(), k.backend) == backends.end()) continue;
+    auto receipt = ctx.intake.library_kernel(who->token_id, k);
+    if (!receipt) return send_refusal(res, receipt.error());
+    queued.push_back(
+        {{"id", receipt->id}, {"kernel", k.note}, {"backend", k.backend}, {"links", candidate_links(receipt->id)}});
   }
   if (queued.empty()) return send_error(res, 404, "not_found", "no incumbent of '" + op + "' on a backend this daemon evaluates");
   send_json(res, 202, {{"op", op}, {"candidates", queued}});

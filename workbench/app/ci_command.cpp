@@ -12,6 +12,7 @@
 
 #include "app/commands.hpp"
 #include "core/filters.hpp"
+#include "app/judging.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "core/verdict_parse.hpp"
@@ -207,7 +208,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   if (!cpu) return usage(cpu.error().what());
   auto opt = eval_options(settings);
   auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
-  library::Referee referee(**repo, *db, *policy);
+  Judging judging(repo->get(), *db, *catalog, factory, JudgingConfig{*policy, false, "none"});
 
   // One pending winner: its outcome, reason and (when promoted) commit and kernel.
   auto settle = [&](const store::CandidateRecord& rec, nlohmann::json& r) {
@@ -234,10 +235,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     }
     core::Verdict v = eval::run_to_verdict(**made);
     cand.variant = v.variant;
-    full.spec_version = v.spec_version;  // the incumbent is re-validated under the same version
-    referee.judge(cand, v, made->get(), [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-      return prepare_library_kernel(factory, full, inc, bench);
-    });
+    judging.judge(full, *source, v, **made);  // the incumbent is re-validated under the same spec version
     r["variant"] = v.variant.empty() ? rec.variant : v.variant;
     if (v.summary.geomean_vs_incumbent) r["geomean_vs_incumbent"] = *v.summary.geomean_vs_incumbent;
     // The evidence per bench workload: the interleaved comparison's label, ratio, interval, blocks.

@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "core/backend_inference.hpp"
 #include "app/baseline_judge.hpp"
+#include "app/judging.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
 #include "library/referee.hpp"
@@ -132,16 +133,15 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     if (!cpu) return usage_error(cpu.error().what());
     auto factory = evaluation_factory(*catalog, opt, *cpu, find_cuda_backend(*db, opt));
     store::CandidateRecord like;
+    like.id = cand.id;
     like.op = cand.op;
+    like.variant = verdict.variant;
     like.backend = cand.backend;
     like.bench = a.bench;
-    cand.variant = verdict.variant;
-    library::Policy policy;
-    policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
-    library::Referee(**repo, *db, policy)
-        .judge(cand, verdict, evaluation.get(), [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-          return prepare_library_kernel(factory, like, inc, bench);
-        });
+    like.source_name = cand.source_name;
+    like.flags = cand.flags;
+    Judging(repo->get(), *db, *catalog, factory, JudgingConfig{policy_from(settings), false, "none"})
+        .judge(like, cand.source, verdict, *evaluation);
   }
   if (gpu && !a.no_baseline && verdict.status == core::Status::accepted) {
     // vs_baseline: the spec's vendor baselines evaluated here, in their own runner process.

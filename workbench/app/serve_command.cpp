@@ -21,7 +21,7 @@
 #include "api/gate_io.hpp"
 #include "api/server.hpp"
 #include "app/commands.hpp"
-#include "app/baseline_judge.hpp"
+#include "app/judging.hpp"
 #include "app/executor_setup.hpp"
 #include "app/housekeeping.hpp"
 #include "app/library_support.hpp"
@@ -301,62 +301,38 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   exec::PipelineConfig pcfg;
   pcfg.lanes = gpu_lanes;
   pcfg.compile_workers = a.compile_workers > 0 ? a.compile_workers : int(std::max(1u, std::thread::hardware_concurrency()));
-  library::Policy policy;
-  policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
-  library::Referee referee(**library, *db, policy);
   library::Curator curator(*db, objects, **library, specs);
   library::SpecIntake spec_intake(**library, specs, spec_cache_dir(settings), spec_checks(settings));
-  AutoPromote auto_promote(settings.get("auto-promote"));
-  // In the device lane after the decide stage: compare with the incumbent, then (policy, below)
-  // promote, so a winner's decision exists by the time its verdict is visible.
-  BaselineJudge baselines(specs);
-  pcfg.judge = [&referee, &factory, &baselines](const store::CandidateRecord& rec, const std::string& source,
-                                                core::Verdict& v, eval::Evaluation& evaluation) {
-    core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-    // Library kernels and baselines timed beside the candidate run on its lane's GPU.
-    exec::EvaluationFactory on_lane = [&factory, &evaluation](const store::CandidateRecord& r, const std::string& s,
-                                                              eval::ProgressFn p) {
-      auto made = factory(r, s, std::move(p));
-      if (made) (*made)->bind_like(evaluation);
-      return made;
-    };
-    store::CandidateRecord pinned = rec;  // the library kernels are judged under the candidate's spec version
-    pinned.spec_version = v.spec_version;
-    baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
-      store::CandidateRecord like = pinned;
-      like.backend = k.backend;
-      like.bench = bench;
-      return measure_library_kernel(on_lane, like, k);
-    });
-    referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-      return prepare_library_kernel(on_lane, pinned, inc, bench);
-    });
-  };
-  // The auto-promote policy, for local verdicts and Slurm workers' alike (docs/fleet.md): under
-  // the class the candidate recorded, as a review's promotion.
-  pcfg.promote = [&curator, auto_promote](const store::CandidateRecord& rec, const std::string& source, core::Verdict& v) {
-    if (!auto_promote.covers(rec.op) || v.status != core::Status::accepted || !v.summary.beats_incumbent.value_or(false))
-      return;
-    core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-    auto o = curator.promote_evaluated(cand, v, "auto-promote", rec.device_class);
-    if (o.code == library::Outcome::Code::ok) {
-      v.reason += "; auto-promoted in library commit " + o.body["commit"].get<std::string>();
-      spdlog::info("auto-promoted {}: commit {}", rec.id, o.body["commit"].get<std::string>());
-    } else {
-      v.reason += "; auto-promotion refused: " + o.message;
-    }
-  };
+  // The judging policy (app/judging.hpp): in the device lane after the decide stage the verdict's
+  // baselines; after the stored verdict the comparison with the incumbent; then auto-promotion.
+  pcfg.judge = std::make_shared<Judging>(library->get(), *db, specs, factory,
+                                         JudgingConfig{policy_from(settings), true, settings.get("auto-promote")},
+                                         &curator);
   auto executor = make_executor(settings, *db);  // local (null) or slurm: docs/fleet.md
   if (!executor) return std::fprintf(stderr, "kwb serve: %s\n", executor.error().what().c_str()), 2;
   pcfg.executor = *executor;
   if (pcfg.executor) log.say("executor", "device stages run on " + pcfg.executor->name() + " (docs/fleet.md)");
-  exec::Pipeline pipeline(*db, objects, factory, hub, pcfg);
+  exec::Ledger ledger(*db, hub);
+  exec::Pipeline pipeline(*db, objects, factory, ledger, pcfg);
+  exec::IntakeConfig intake_cfg;
+  intake_cfg.queue_quota = a.queue_quota;
+  intake_cfg.rules.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
+  if (pcfg.executor) {  // the device classes a submission may ask for (docs/fleet.md "Device classes")
+    intake_cfg.rules.executor = pcfg.executor->name();
+    intake_cfg.rules.device_classes = pcfg.executor->device_classes();
+  } else {
+    intake_cfg.rules.device_classes.push_back({library::host_cpu_class(), "cpu", ""});
+    if (cuda.device.present)
+      intake_cfg.rules.device_classes.push_back(
+          {fmt::format("cuda-sm_{}{}", cuda.device.cc_major, cuda.device.cc_minor), "cuda", ""});
+  }
+  exec::Intake intake(*db, objects, specs, ledger, [&pipeline](const store::CandidateRecord& r) { pipeline.schedule(r); },
+                      intake_cfg);
 
   api::Authenticator auth(*db, !a.no_auth);
   if (!a.no_auth) ensure_admin_token(*db, workspace, log);
   api::RateLimiter limiter(a.rate, a.rate * 2);
-  api::ApiContext ctx{*db, objects, specs, pipeline, hub, auth, limiter};
-  ctx.limits.queue_quota = a.queue_quota;
+  api::ApiContext ctx{*db, objects, specs, pipeline, intake, hub, auth, limiter};
   ctx.curator = &curator;
   ctx.spec_intake = &spec_intake;
   for (const auto& g : cuda.gpus)
@@ -364,20 +340,12 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
                         {"name", g.name}, {"device_class", g.id},
                         {"status", !g.present ? "unusable" : g.id == cuda.device.id ? "ready" : "unused"},
                         {"reason", g.present ? nlohmann::json(nullptr) : nlohmann::json(g.reason)}});
-  ctx.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
-  if (pcfg.executor) {  // the device classes a submission may ask for (docs/fleet.md "Device classes")
-    ctx.executor = pcfg.executor->name();
-    ctx.device_classes = pcfg.executor->device_classes();
-  } else {
-    ctx.device_classes.push_back({library::host_cpu_class(), "cpu", ""});
-    if (cuda.device.present)
-      ctx.device_classes.push_back({fmt::format("cuda-sm_{}{}", cuda.device.cc_major, cuda.device.cc_minor), "cuda", ""});
-  }
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);
   ctx.limits.http = a.http;
   ctx.janitor = &janitor;
   api::Server server(ctx, web::add_pages);  // the review pages at / (docs/web.md)
   server.adopt(listening);
+  ledger.start();
   if (auto r = pipeline.start(); !r) return std::fprintf(stderr, "kwb serve: %s\n", r.error().what().c_str()), 2;
   ws_lock->describe("kwb serve (pid " + pid + ", port " + std::to_string(server.port()) + ", http://" + a.host + ":" +
                     std::to_string(server.port()) + ", since " + utc_now() + ")");
@@ -401,6 +369,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   stop_signal.stopping();
   hub.shutdown();
   pipeline.stop();
+  ledger.stop();
   housekeeping.stop();
   return 0;
 }

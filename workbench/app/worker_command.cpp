@@ -15,7 +15,7 @@
 #include <mutex>
 
 #include "analysis/analyzer.hpp"
-#include "app/baseline_judge.hpp"
+#include "app/judging.hpp"
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
@@ -73,29 +73,15 @@ util::Result<store::CandidateRecord> worker_candidate_of(const nlohmann::json& j
 // Referee keeps go to this node's worker.db (the daemon stores the candidate's own from the
 // verdict). Auto-promotion is the daemon's (not on Slurm yet: docs/fleet.md).
 void worker_judge(const util::Settings& settings, const spec::Catalog& specs, const exec::EvaluationFactory& factory,
-           store::Database& db, const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
-           eval::Evaluation& evaluation) {
+                  store::Database& db, const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
+                  eval::Evaluation& evaluation) {
   auto repo = library::Repository::open(library_path(settings));  // the daemon made it; never seeded here
   if (!repo) {
     if (v.status == core::Status::accepted) v.reason += "; not compared with the library: " + repo.error().what();
     return;
   }
-  library::Policy policy;
-  policy.decide_budget_ms = int(settings.get_int("decide-budget-ms"));
-  library::Referee referee(**repo, db, policy);
-  BaselineJudge baselines(specs);
-  core::Candidate cand{rec.id, rec.op, v.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-  store::CandidateRecord pinned = rec;  // library kernels are judged under the candidate's spec version
-  pinned.spec_version = v.spec_version;
-  baselines.judge(v, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
-    store::CandidateRecord like = pinned;
-    like.backend = k.backend;
-    like.bench = bench;
-    return measure_library_kernel(factory, like, k);
-  });
-  referee.judge(cand, v, &evaluation, [&](const core::Candidate& inc, const std::vector<std::string>& bench) {
-    return prepare_library_kernel(factory, pinned, inc, bench);
-  });
+  Judging judging(repo->get(), db, specs, factory, JudgingConfig{policy_from(settings), true, "none"});
+  judging.judge(rec, source, v, evaluation);
 }
 
 std::string worker_cuda_class(const eval::CudaDevice& d) {

@@ -9,6 +9,19 @@ namespace kwb::client {
 
 bool terminal_state(const std::string& state) { return state == "done" || state == "cancelled"; }
 
+bool settled(const nlohmann::json& c) {
+  if (!terminal_state(c.value("state", std::string()))) return false;
+  return !(c.contains("comparison") && c["comparison"].is_object() &&
+           c["comparison"].value("state", std::string()) == "pending");
+}
+
+bool ends_stream(const CandidateEvent& e) {
+  if (e.kind == "comparison") return true;
+  if (e.kind != "state") return false;
+  const std::string state = e.data.value("state", std::string());
+  return state == "cancelled" || (state == "done" && e.data.value("comparison", std::string()) != "pending");
+}
+
 ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s,
                                          const std::function<void(const std::string&)>& on_note) {
   // A daemon restart (crash recovery resumes the candidate) looks like a refused connection for
@@ -34,7 +47,7 @@ ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, 
     down = false;
     if (!r->body.is_object())
       return std::unexpected(ApiError{r->status, "bad_response", "GET /v1/candidates/" + id + ": not a JSON object"});
-    if (terminal_state(r->body.value("state", std::string()))) return r->body;
+    if (settled(r->body)) return r->body;
   }
 }
 
@@ -48,7 +61,7 @@ ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id
       CandidateEvent ev{j.value("id", int64_t(0)), j.value("at", std::string()), j.value("kind", e.event),
                         j.contains("data") ? j["data"] : nlohmann::json::object()};
       if (opt.on_event) opt.on_event(ev);
-      if (ev.kind == "state" && terminal_state(ev.data.value("state", std::string()))) terminal = true;
+      if (ends_stream(ev)) terminal = true;
     };
     auto streamed = api.stream("/v1/candidates/" + id + "/events", {}, [&](std::string_view chunk) {
       parser.feed(chunk, on_sse);
@@ -62,7 +75,7 @@ ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id
         opt.on_note("event stream dropped (" + streamed.error().message + "); long-polling instead");
     }
   }
-  // The stream ends at the terminal state (or dropped): the long-poll returns the final record.
+  // The stream ends at the last event (or dropped): the long-poll returns the final record.
   return wait_candidate(api, id, opt.long_poll_s, opt.on_note);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// Following one candidate to its terminal state: the SSE stream GET /v1/candidates/{id}/events
-// for live progress, then GET /v1/candidates/{id}?wait=S (long-poll) for the final record. If the
-// stream drops, the long-poll alone carries on until the candidate is done or cancelled.
+// Following one candidate until nothing more happens to it: the SSE stream GET
+// /v1/candidates/{id}/events for live progress (the verdict, then the decision against the
+// incumbent where a comparison follows it), then GET /v1/candidates/{id}?wait=S (long-poll) for
+// the final record. If the stream drops, the long-poll alone carries on.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,7 +17,7 @@ namespace kwb::client {
 struct CandidateEvent {
   int64_t id = 0;
   std::string at;
-  std::string kind;  // "state" | "stage" | "verdict"
+  std::string kind;  // "state" | "stage" | "progress" | "verdict" | "comparison" | "decision" | "ci"
   nlohmann::json data;
 };
 
@@ -28,11 +29,17 @@ struct FollowOptions {
 };
 
 bool terminal_state(const std::string& state);
+// Nothing more happens to the candidate (JSON of GET /v1/candidates/{id}): cancelled, or done
+// with no comparison pending.
+bool settled(const nlohmann::json& candidate);
+// The last event of a candidate's stream: cancelled, done without a comparison to follow, or the
+// comparison's decision (docs/api.md "Events").
+bool ends_stream(const CandidateEvent& e);
 
 // Returns the candidate JSON (with "verdict" once done) in its terminal state.
 ApiResult<nlohmann::json> follow_candidate(ApiClient& api, const std::string& id, const FollowOptions& opt);
 
-// Long-polls GET /v1/candidates/{id}?wait=S until the candidate is terminal. While the daemon
+// Long-polls GET /v1/candidates/{id}?wait=S until the candidate is settled. While the daemon
 // is unreachable (a restart) it retries for 30 s, telling on_note once.
 ApiResult<nlohmann::json> wait_candidate(ApiClient& api, const std::string& id, int wait_s,
                                          const std::function<void(const std::string&)>& on_note = {});

@@ -32,10 +32,18 @@ std::optional<std::string> StageLines::on_event(const CandidateEvent& e) {
     return line(stage, "done", e.data.value("detail", std::string()));
   }
   if (e.kind == "verdict") {
-    if (m_open.empty()) return std::nullopt;
+    const std::string status = e.data.value("status", std::string());
+    if (m_open.empty()) {
+      // Verdict first, decision second: say the verdict is in while the comparison runs.
+      if (e.data.value("comparison", std::string()) != "pending") return std::nullopt;
+      return line("verdict", status, "comparison with the incumbent running");
+    }
     std::string stage = std::exchange(m_open, std::string());
-    return line(stage, "failed",
-                shorten(e.data.value("status", std::string()) + ": " + e.data.value("reason", std::string())));
+    return line(stage, "failed", shorten(status + ": " + e.data.value("reason", std::string())));
+  }
+  if (e.kind == "comparison") {
+    const bool promotable = e.data.value("promotable", false);
+    return line("decision", promotable ? "win" : "no win", shorten(e.data.value("reason", std::string())));
   }
   if (e.kind == "state") {
     std::string state = e.data.value("state", std::string());

@@ -2,14 +2,19 @@
 
 #include <algorithm>
 
+#include "core/candidate_state.hpp"
 #include "core/verdict.hpp"
 #include "util/similar.hpp"
 
 namespace kwb::core {
 
 const std::vector<std::string>& candidate_states() {
-  static const std::vector<std::string> k = {"queued",       "analyzing", "compiling", "validating",
-                                             "benchmarking", "deciding",  "done",      "cancelled"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (int s = int(CandidateState::queued); s <= int(CandidateState::cancelled); ++s)
+      v.emplace_back(state_name(CandidateState(s)));
+    return v;
+  }();
   return k;
 }
 

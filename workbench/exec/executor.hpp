@@ -3,8 +3,9 @@
 //  - local (the default): the pipeline's own device lanes, one per device of this machine, each
 //    the device's exclusive benchmark slot (pipeline.cpp; no DeviceExecutor object);
 //  - slurm: one batch job per candidate on a cluster, running `kwb worker` (slurm_executor.hpp).
-// The pipeline keeps the store: an executor reports back through ExecutorHost, which writes the
-// verdict exactly once, in one transaction, as for the local lanes.
+// An executor reports back to the candidates' ledger (ledger.hpp), which writes the verdict
+// exactly once, in one transaction, as for the local lanes.
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,22 +31,11 @@ inline std::string device_class_kind(const std::string& device_class) {
   return device_class.rfind("cuda-", 0) == 0 ? "cuda" : "cpu";
 }
 
-// What an executor may do to a candidate's durable state (implemented by the Pipeline).
-class ExecutorHost {
- public:
-  virtual ~ExecutorHost() = default;
-  virtual void set_state(const std::string& id, const std::string& state) = 0;
-  virtual void event(const std::string& id, const std::string& kind, const nlohmann::json& data) = 0;
-  // Whether the candidate's cancellation was asked for.
-  virtual bool cancelled(const std::string& id) = 0;
-  // The candidate stopped because it was cancelled: state cancelled, no verdict.
-  virtual void mark_cancelled(const std::string& id) = 0;
-  // The verdict (written once: a second one for the same candidate is ignored).
-  virtual void finish(const std::string& id, const core::Verdict& v) = 0;
-  // The same for a verdict in its JSON form (kwb.verdict.v1), as a remote worker wrote it.
-  virtual void finish_json(const std::string& id, nlohmann::json verdict) = 0;
-  virtual void finish_error(const store::CandidateRecord& rec, const std::string& reason) = 0;
-};
+class Ledger;
+
+// Applied to a remote worker's verdict just before the ledger stores it (kwb serve: the
+// auto-promote policy, which may amend its reason).
+using RemoteVerdictFn = std::function<void(const store::CandidateRecord& rec, nlohmann::json& verdict)>;
 
 class DeviceExecutor {
  public:
@@ -53,11 +43,11 @@ class DeviceExecutor {
   virtual std::string name() const = 0;
   // Before the pipeline requeues unfinished candidates: re-attaches to the work still running
   // for them (a daemon restart) and returns their ids; the pipeline leaves those alone.
-  virtual util::Result<std::set<std::string>> start(ExecutorHost& host) = 0;
+  virtual util::Result<std::set<std::string>> start(Ledger& ledger, RemoteVerdictFn on_verdict) = 0;
   // A candidate analysed and compiled by the compile pool (attempt: its attempts count now):
   // run its device stages. Returns at once; the verdict arrives through the host.
   virtual void run(const store::CandidateRecord& rec, const std::string& source, int attempt) = 0;
-  // The candidate's cancellation was recorded: stop its work (the host is told when it stopped).
+  // The candidate's cancellation was recorded: stop its work (the ledger is told when it stopped).
   virtual void cancel(const std::string& id) = 0;
   // Stops watching (the work itself goes on and is re-attached at the next start).
   virtual void stop() = 0;

@@ -1,82 +1,66 @@
 #include "exec/pipeline.hpp"
 
+#include <stdexcept>
+
 #include <spdlog/spdlog.h>
 
-#include "eval/profile_request.hpp"
 #include "core/verdict_parse.hpp"
+#include "exec/pipeline_lane.hpp"
 #include "store/candidate_repository.hpp"
-#include "util/log.hpp"
 
 namespace kwb::exec {
 
-// Compiled candidates waiting for a device of one key or class; every lane of it takes from here.
-struct Pipeline::LaneQueue {
-  std::deque<std::unique_ptr<Job>> jobs;
-  std::condition_variable cv;
-};
-
-struct Pipeline::Lane {
-  std::string key, queue_key;
-  LaneQueue* queue = nullptr;
-  std::shared_ptr<const eval::DeviceLane> device;  // null: the evaluation's own device
-  std::vector<std::string> candidates;  // per slot: on the device now, "" when idle
-  uint64_t finished = 0;
-  // Admission (under the pipeline's mutex): slots running evaluations that share the device, or
-  // one that holds it alone; those waiting to be alone go before new sharers.
-  int sharing = 0, waiting_alone = 0;
-  bool alone = false;
-  std::condition_variable admission;
-  std::vector<std::thread> threads;  // one per slot
-};
-
-Pipeline::Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
+Pipeline::Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, Ledger& ledger,
                    PipelineConfig cfg)
-    : m_db(db), m_objects(objects), m_factory(std::move(factory)), m_hub(hub), m_cfg(cfg) {}
+    : m_db(db), m_objects(objects), m_factory(std::move(factory)), m_ledger(ledger), m_cfg(std::move(cfg)) {}
 
 Pipeline::~Pipeline() { stop(); }
 
 util::Result<void> Pipeline::start() {
-  store::CandidateRepository repo(m_db);
-  auto pending = repo.unfinished();
-  if (!pending) return std::unexpected(pending.error());
-  size_t requeued = 0;
-  const int max_attempts = std::max(1, m_cfg.max_attempts);
   std::set<std::string> attached;  // still running on the executor (a restart): not run again
   if (m_cfg.executor) {
-    auto a = m_cfg.executor->start(*this);
+    auto judge = m_cfg.judge;
+    auto source_of = [this](const store::CandidateRecord& rec) { return m_objects.get(rec.source_sha256); };
+    RemoteVerdictFn on_verdict;
+    if (judge)  // the policy's word on a remote worker's decided verdict (auto-promotion)
+      on_verdict = [judge, source_of](const store::CandidateRecord& rec, nlohmann::json& json) {
+        auto v = core::verdict_from_json(json);
+        auto source = source_of(rec);
+        if (!v || !source) {
+          spdlog::warn("candidate {}: its verdict from the executor was not considered for promotion: {}", rec.id,
+                       !v ? v.error().what() : source.error().what());
+          return;
+        }
+        judge->decided(rec, *source, *v);
+        json["reason"] = v->reason;  // the policy's word on it
+      };
+    auto a = m_cfg.executor->start(m_ledger, std::move(on_verdict));
     if (!a) return std::unexpected(a.error());
     attached = std::move(*a);
     if (!attached.empty())
       spdlog::info("pipeline: re-attached to {} candidate(s) still running on the {} executor", attached.size(),
                    m_cfg.executor->name());
   }
-  for (const auto& rec : *pending) {
-    if (attached.contains(rec.id)) continue;
-    if (rec.attempts >= max_attempts) {
-      // Each of its evaluations ended with the daemon (a crash, kill -9, power loss): a third run
-      // could take the daemon down again.
-      spdlog::warn("pipeline: {} was interrupted {} times: error verdict instead of another run", rec.id, rec.attempts);
-      finish_error(rec, "evaluation interrupted " + std::to_string(rec.attempts) +
-                            " times: the daemon stopped (crash, kill or restart) while evaluating this candidate each "
-                            "time, so it is not run again; resubmit it if the cause was unrelated to the candidate");
-      continue;
-    }
-    ++requeued;
-    if (rec.state != "queued") {
-      event(rec.id, "state", {{"state", "queued"},
-                              {"detail", "requeued at start-up: the previous run stopped while " + rec.state}});
-      repo.set_state(rec.id, "queued");
+  auto recovery = m_ledger.recover(attached);
+  if (!recovery) return std::unexpected(recovery.error());
+  for (const auto& rec : recovery->evaluate) m_queue.push(rec.token_id.value_or(0), rec.id);
+  for (const auto& rec : recovery->compare) {
+    {
+      std::lock_guard lock(m_mutex);
+      m_compare_only.insert(rec.id);
     }
     m_queue.push(rec.token_id.value_or(0), rec.id);
   }
-  if (requeued > 0) spdlog::info("pipeline: {} unfinished candidate(s) queued again", requeued);
+  if (!recovery->evaluate.empty())
+    spdlog::info("pipeline: {} unfinished candidate(s) queued again", recovery->evaluate.size());
+  if (!recovery->compare.empty())
+    spdlog::info("pipeline: {} interrupted comparison(s) queued again", recovery->compare.size());
   {
     std::lock_guard lock(m_mutex);
     for (const auto& l : m_cfg.lanes)
       if (l.device) start_lane(l.device->device.key, queue_for(l.queue), l.device, l.depth);
   }
   for (int i = 0; i < std::max(1, m_cfg.compile_workers); ++i) m_workers.emplace_back([this] { compile_worker(); });
-  m_retry_thread = std::thread([this] { retry_worker(); });
   return {};
 }
 
@@ -90,11 +74,9 @@ void Pipeline::stop() {
   }
   if (m_cfg.executor) m_cfg.executor->stop();
   m_backlog_cv.notify_all();
-  m_retry_cv.notify_all();
   m_queue.stop();
   for (auto& t : m_workers)
     if (t.joinable()) t.join();
-  if (m_retry_thread.joinable()) m_retry_thread.join();
   std::lock_guard lock(m_mutex);
   for (auto& lane : m_lanes)
     for (auto& thread : lane->threads)
@@ -103,36 +85,31 @@ void Pipeline::stop() {
         thread.join();
         m_mutex.lock();
       }
-  if (!m_unwritten.empty())
-    spdlog::error("pipeline: stopping with {} verdict(s) not stored ({}): those candidates are evaluated again at the "
-                  "next start", m_unwritten.size(), m_last_write_error);
 }
 
-void Pipeline::submitted(const store::CandidateRecord& rec) {
-  event(rec.id, "state", {{"state", "queued"}});
-  m_queue.push(rec.token_id.value_or(0), rec.id);
-}
+void Pipeline::schedule(const store::CandidateRecord& rec) { m_queue.push(rec.token_id.value_or(0), rec.id); }
 
-util::Result<std::string> Pipeline::cancel(const std::string& id) {
-  store::CandidateRepository repo(m_db);
-  auto state = repo.cancel(id);
+util::Result<core::CandidateState> Pipeline::cancel(const std::string& id) {
+  auto state = m_ledger.request_cancel(id);
   if (!state) return state;
-  if (*state == "cancelled" && m_queue.remove(id)) {
-    event(id, "state", {{"state", "cancelled"}, {"detail", "cancelled while queued"}});
-  } else if (*state != "done" && *state != "cancelled") {
-    std::lock_guard lock(m_mutex);
-    m_cancel_requests.insert(id);
-    if (auto it = m_on_device_now.find(id); it != m_on_device_now.end()) it->second->cancel();
+  if (*state == core::CandidateState::cancelled) {
+    m_queue.remove(id);
+  } else if (!core::is_terminal(*state)) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (auto it = m_on_device_now.find(id); it != m_on_device_now.end()) it->second->cancel();
+    }
+    if (m_cfg.executor) m_cfg.executor->cancel(id);
   }
-  if (*state != "done" && *state != "cancelled" && m_cfg.executor) m_cfg.executor->cancel(id);
   return state;
 }
 
 PipelineStats Pipeline::stats() const {
   const int remote = m_cfg.executor ? int(m_cfg.executor->in_flight()) : 0;
+  const LedgerStats ledger = m_ledger.stats();
   std::lock_guard lock(m_mutex);
-  PipelineStats st{m_queue.size(), m_backlog, m_compiling, m_on_device + remote, m_finished, m_unwritten.size(),
-                   m_unwritten.empty() ? std::string() : m_last_write_error, {}};
+  PipelineStats st{m_queue.size(), m_backlog, m_compiling, m_on_device + remote, ledger.finished, ledger.unwritten,
+                   ledger.last_write_error, {}};
   for (const auto& l : m_lanes) {
     LaneStats ls{l->key, l->queue_key, "", {}, l->finished};
     for (const auto& c : l->candidates)
@@ -141,131 +118,6 @@ PipelineStats Pipeline::stats() const {
     st.lanes.push_back(std::move(ls));
   }
   return st;
-}
-
-void Pipeline::event(const std::string& id, const std::string& kind, const nlohmann::json& data) {
-  store::EventRepository events(m_db);
-  if (auto r = events.append(id, kind, data); !r) spdlog::error("event for {}: {}", id, r.error().what());
-  m_hub.publish(id);
-}
-
-void Pipeline::set_state(const std::string& id, const std::string& state) {
-  store::CandidateRepository repo(m_db);
-  if (auto r = repo.set_state(id, state); r && *r) event(id, "state", {{"state", state}});
-}
-
-void Pipeline::mark_cancelled(const std::string& id) {
-  store::CandidateRepository repo(m_db);
-  if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
-  std::lock_guard lock(m_mutex);
-  m_cancel_requests.erase(id);
-}
-
-bool Pipeline::cancelled(const std::string& id) {
-  {
-    std::lock_guard lock(m_mutex);
-    if (m_cancel_requests.contains(id)) return true;
-  }
-  store::CandidateRepository repo(m_db);
-  auto rec = repo.find(id);
-  return rec && *rec && (*rec)->cancel_requested;
-}
-
-void Pipeline::finish(const std::string& id, const core::Verdict& v) {
-  core::Verdict verdict = v;
-  verdict.candidate = id;
-  // One line per verdict (docs/api.md "Logs").
-  nlohmann::ordered_json fields = {{"candidate", id}, {"op", v.op}, {"variant", v.variant}, {"backend", v.backend},
-                                   {"status", std::string(core::status_name(v.status))}};
-  if (v.summary.beats_incumbent) fields["beats_incumbent"] = *v.summary.beats_incumbent;
-  fields["wall_ms"] = v.summary.wall_ms;
-  fields["reason"] = v.reason.size() > 300 ? v.reason.substr(0, 300) + "..." : v.reason;
-  util::log_event(spdlog::level::info, "verdict", fields);
-  store_verdict(id, core::to_json(verdict));
-}
-
-void Pipeline::finish_json(const std::string& id, nlohmann::json json) {
-  json["candidate"] = id;
-  auto text = [&](const char* k) { return json.contains(k) && json[k].is_string() ? json[k].get<std::string>() : ""; };
-  if (m_cfg.promote && text("status") == "accepted") promote_remote(id, json);
-  nlohmann::ordered_json fields = {{"candidate", id}, {"op", text("op")}, {"variant", text("variant")},
-                                   {"backend", text("backend")}, {"status", text("status")}};
-  const std::string reason = text("reason");
-  fields["reason"] = reason.size() > 300 ? reason.substr(0, 300) + "..." : reason;
-  util::log_event(spdlog::level::info, "verdict", fields);
-  store_verdict(id, std::move(json));
-}
-
-void Pipeline::promote_remote(const std::string& id, nlohmann::json& json) {
-  auto rec = store::CandidateRepository(m_db).find(id);
-  auto verdict = core::verdict_from_json(json);
-  if (!rec || !*rec || !verdict) {
-    spdlog::warn("candidate {}: its verdict from {} was not considered for promotion: {}", id,
-                 m_cfg.executor ? m_cfg.executor->name() : "an executor",
-                 !verdict ? verdict.error().what() : "no such candidate");
-    return;
-  }
-  auto source = m_objects.get((*rec)->source_sha256);
-  if (!source) return;
-  m_cfg.promote(**rec, *source, *verdict);
-  json["reason"] = verdict->reason;  // the policy's word on it
-}
-
-void Pipeline::store_verdict(const std::string& id, nlohmann::json json) {
-  // A profile asked for in the submission: the verdict says what came of it (eval/profile_request.hpp).
-  if (!json.contains("profile") || json["profile"].is_null()) {
-    auto rec = store::CandidateRepository(m_db).find(id);
-    if (rec && *rec && (*rec)->profile) {
-      auto text = [&](const char* k) { return json.contains(k) && json[k].is_string() ? json[k].get<std::string>() : ""; };
-      json["profile"] = core::to_json(eval::profile_outcome(text("backend"), text("status")));
-    }
-  }
-  if (write_verdict(id, json)) return;
-  {
-    std::lock_guard lock(m_mutex);
-    spdlog::error("verdict for {} not stored, kept and retried every {} ms: {}", id, m_cfg.retry_interval.count(),
-                  m_last_write_error);
-    m_unwritten[id] = std::move(json);
-  }
-  m_retry_cv.notify_all();
-}
-
-bool Pipeline::write_verdict(const std::string& id, const nlohmann::json& json) {
-  store::CandidateRepository repo(m_db);
-  auto written = repo.finish(id, json);
-  if (!written) {
-    std::lock_guard lock(m_mutex);
-    m_last_write_error = written.error().what();
-    return false;
-  }
-  if (!*written) return true;  // already done or cancelled: the first verdict stands
-  {
-    std::lock_guard lock(m_mutex);
-    ++m_finished;
-    m_cancel_requests.erase(id);
-  }
-  event(id, "verdict", {{"status", json["status"]}, {"reason", json["reason"]}});
-  event(id, "state", {{"state", "done"}});
-  return true;
-}
-
-void Pipeline::retry_worker() {
-  std::unique_lock lock(m_mutex);
-  while (true) {
-    m_retry_cv.wait(lock, [&] { return m_stopping || !m_unwritten.empty(); });
-    if (m_stopping) return;
-    if (m_retry_cv.wait_for(lock, m_cfg.retry_interval, [&] { return m_stopping; })) return;
-    auto pending = m_unwritten;
-    lock.unlock();
-    std::vector<std::string> stored;
-    for (const auto& [id, json] : pending)
-      if (write_verdict(id, json)) stored.push_back(id);
-    lock.lock();
-    for (const auto& id : stored) {
-      m_unwritten.erase(id);
-      spdlog::info("verdict for {} stored on a retry", id);
-    }
-  }
 }
 
 void Pipeline::guarded(const std::string& id, const char* where, const std::function<void()>& body) {
@@ -285,31 +137,35 @@ void Pipeline::guarded(const std::string& id, const char* where, const std::func
     store::CandidateRecord rec;
     if (found && *found) rec = **found;
     rec.id = id;
-    finish_error(rec, std::string("internal error during ") + where + ": " + what +
-                          " (the evaluation was stopped; a failure of the workbench, not a judgement of the candidate: "
-                          "report it with this candidate's id)");
+    const std::string reason = std::string("internal error during ") + where + ": " + what +
+                               " (the evaluation was stopped; a failure of the workbench, not a judgement of the "
+                               "candidate: report it with this candidate's id)";
+    if (rec.comparison_state == core::ComparisonState::pending) {  // the verdict stands; the decision says why
+      auto stored = core::verdict_from_json(rec.verdict);
+      if (!stored) return;
+      core::Verdict judged = *stored;
+      judged.summary.beats_incumbent = false;
+      judged.summary.decision = core::Decision{false, "not promotable: not compared: " + reason, {}, {}, {}};
+      judged.reason += "; not compared: " + reason;
+      m_ledger.decide(id, judged);
+      return;
+    }
+    m_ledger.finish_error(rec, reason);
   } catch (const std::exception& e) {
     spdlog::error("pipeline: the error verdict for {} failed too: {}", id, e.what());
   }
 }
 
-void Pipeline::finish_error(const store::CandidateRecord& rec, const std::string& reason) {
-  core::Verdict v;
-  v.op = rec.op;
-  v.variant = rec.variant;
-  v.backend = rec.backend;
-  v.status = core::Status::error;
-  v.reason = reason;
-  finish(rec.id, v);
-}
-
 void Pipeline::compile_worker() {
   while (auto id = m_queue.pop()) {
+    bool comparison_only = false;
     {
       std::lock_guard lock(m_mutex);
       ++m_compiling;
+      comparison_only = m_compare_only.erase(*id) > 0;
     }
-    guarded(*id, "analysis or compilation", [&] { run_front(*id); });
+    guarded(*id, comparison_only ? "the comparison's analysis or compilation" : "analysis or compilation",
+            [&] { run_front(*id, comparison_only); });
     std::lock_guard lock(m_mutex);
     --m_compiling;
   }
@@ -322,44 +178,56 @@ void Pipeline::store_artifacts(const std::string& id, const eval::Evaluation& e)
       spdlog::warn("candidate {}: its {} of config {} not stored: {}", id, a.kind, a.config, r.error().what());
 }
 
-void Pipeline::run_front(const std::string& id) {
-  store::CandidateRepository repo(m_db);
-  auto found = repo.find(id);
+bool Pipeline::stop_if_cancelled(const std::string& id) {
+  if (!m_ledger.cancel_requested(id)) return false;
+  m_ledger.mark_cancelled(id);
+  return true;
+}
+
+void Pipeline::run_front(const std::string& id, bool comparison_only) {
+  auto found = store::CandidateRepository(m_db).find(id);
   if (!found || !*found) return;
   auto rec = **found;
-  if (rec.state == "done" || rec.state == "cancelled") return;
-  auto mark_cancelled = [&] {
-    if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
-  };
-  if (rec.cancel_requested) return mark_cancelled();
-  auto attempt = repo.begin_attempt(id);
-  if (!attempt || *attempt == 0) return;
-  event(id, "state", {{"state", "analyzing"}, {"attempt", *attempt}});
-
+  int attempt_no = 0;
+  if (comparison_only) {
+    if (rec.comparison_state != core::ComparisonState::pending) return;
+    auto n = m_ledger.begin_comparison(id);
+    if (!n || *n == 0) return;
+    attempt_no = rec.attempts;
+  } else {
+    if (core::is_terminal(rec.state)) return;
+    if (stop_if_cancelled(id)) return;
+    auto attempt = m_ledger.begin_attempt(id);
+    if (!attempt || *attempt == 0) return;
+    attempt_no = *attempt;
+  }
   auto source = m_objects.get(rec.source_sha256);
-  if (!source) return finish_error(rec, "source object missing: " + source.error().what());
-  int attempt_no = *attempt;
+  if (!source) return m_ledger.finish_error(rec, "source object missing: " + source.error().what());
   auto shaper = std::make_shared<eval::StageEventShaper>();  // the progress function is copied
-  auto progress = [this, id, attempt_no, shaper](const eval::StageEvent& e) {
+  auto progress = [this, id, attempt_no, shaper, comparison_only](const eval::StageEvent& e) {
+    // A comparison run again after a restart: its stages are not the candidate's (its verdict is
+    // stored); only the comparison's notes are its events.
+    if (comparison_only && !e.note) return;
     auto shaped = (*shaper)(e);
     if (!shaped) return;
-    event(id, shaped->first, shaped->second);
-    if (!e.workload && !e.note && e.finished) {
-      store::CandidateRepository r(m_db);
-      r.record_stage(id, attempt_no, std::string(eval::stage_name(e.stage)), 0, e.detail);
-    }
+    m_ledger.event(id, shaped->first, shaped->second);
+    if (!e.workload && !e.note && e.finished) m_ledger.stage_finished(id, attempt_no, eval::stage_name(e.stage), e.detail);
   };
   auto made = m_factory(rec, *source, progress);
-  if (!made) return finish_error(rec, made.error().what());
-  auto job = std::make_unique<Job>(Job{rec, attempt_no, std::move(*made)});
+  if (!made) return m_ledger.finish_error(rec, made.error().what());
+  auto job = std::make_unique<Job>(Job{rec, attempt_no, std::move(*made), comparison_only});
   auto& e = *job->evaluation;
-  if (!e.analyze()) return finish(id, e.verdict());
-  if (cancelled(id)) return mark_cancelled();
-  set_state(id, "compiling");
-  if (!e.compile()) return finish(id, e.verdict());
-  store_artifacts(id, e);
-  if (cancelled(id)) return mark_cancelled();
-  if (m_cfg.executor) return m_cfg.executor->run(rec, *source, attempt_no);  // its device stages run elsewhere
+  if (!comparison_only) {
+    if (!e.analyze()) return m_ledger.finish(id, e.verdict());
+    if (stop_if_cancelled(id)) return;
+    m_ledger.advance(id, core::CandidateState::compiling);
+    if (!e.compile()) return m_ledger.finish(id, e.verdict());
+    store_artifacts(id, e);
+    if (stop_if_cancelled(id)) return;
+    if (m_cfg.executor) return m_cfg.executor->run(rec, *source, attempt_no);  // its device stages run elsewhere
+  } else if (!e.analyze() || !e.compile()) {
+    throw std::runtime_error("the candidate no longer compiles: " + e.verdict().reason);
+  }
 
   // Hand over to the device lane, waiting while the backlog is full.
   std::unique_lock lock(m_mutex);
@@ -399,95 +267,6 @@ void Pipeline::start_lane(const std::string& key, LaneQueue& queue, std::shared_
   for (size_t slot = 0; slot < slots; ++slot)
     lane->threads.emplace_back([this, raw, slot] { lane_worker(*raw, slot); });
   m_lanes.push_back(std::move(lane));
-}
-
-bool Pipeline::enter_lane(Lane& lane, bool share) {
-  std::unique_lock lock(m_mutex);
-  if (share) {
-    lane.admission.wait(lock, [&] { return m_stopping || (!lane.alone && lane.waiting_alone == 0); });
-    if (m_stopping) return false;
-    ++lane.sharing;
-    return true;
-  }
-  ++lane.waiting_alone;
-  lane.admission.wait(lock, [&] { return m_stopping || (!lane.alone && lane.sharing == 0); });
-  --lane.waiting_alone;
-  if (m_stopping) return false;
-  lane.alone = true;
-  return true;
-}
-
-void Pipeline::leave_lane(Lane& lane, bool share) {
-  {
-    std::lock_guard lock(m_mutex);
-    if (share) --lane.sharing;
-    else lane.alone = false;
-  }
-  lane.admission.notify_all();
-}
-
-void Pipeline::lane_worker(Lane& lane, size_t slot) {
-  while (true) {
-    std::unique_ptr<Job> job;
-    {
-      std::unique_lock lock(m_mutex);
-      lane.queue->cv.wait(lock, [&] { return m_stopping || !lane.queue->jobs.empty(); });
-      if (m_stopping) return;
-      job = std::move(lane.queue->jobs.front());
-      lane.queue->jobs.pop_front();
-      --m_backlog;
-      ++m_on_device;
-      m_on_device_now[job->rec.id] = job->evaluation.get();
-      lane.candidates[slot] = job->rec.id;
-    }
-    m_backlog_cv.notify_one();
-    const bool share = job->evaluation->shares_device();
-    if (enter_lane(lane, share)) {
-      guarded(job->rec.id, "validation, benchmark or decision", [&] { run_device(*job, lane); });
-      leave_lane(lane, share);
-    }
-    {
-      std::lock_guard lock(m_mutex);
-      m_on_device_now.erase(job->rec.id);
-    }
-    job.reset();  // removes the job folder, stops the runner
-    std::lock_guard lock(m_mutex);
-    --m_on_device;
-    lane.candidates[slot].clear();
-    ++lane.finished;
-  }
-}
-
-void Pipeline::run_device(Job& job, const Lane& lane) {
-  const std::string& id = job.rec.id;
-  auto& e = *job.evaluation;
-  auto stop_if_cancelled = [&] {
-    if (!cancelled(id)) return false;
-    store::CandidateRepository repo(m_db);
-    if (auto r = repo.mark_cancelled(id); r && *r) event(id, "state", {{"state", "cancelled"}});
-    return true;
-  };
-  if (stop_if_cancelled()) return;
-  if (lane.device) e.bind_lane(*lane.device);
-  {  // the state event names the lane: which GPU timed the candidate (docs/api.md "Events")
-    store::CandidateRepository repo(m_db);
-    if (auto r = repo.set_state(id, "validating"); r && *r) event(id, "state", {{"state", "validating"}, {"lane", lane.key}});
-  }
-  if (!e.validate()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
-  if (stop_if_cancelled()) return;
-  set_state(id, "benchmarking");
-  if (!e.benchmark()) return (void)(stop_if_cancelled() || (finish(id, e.verdict()), true));
-  set_state(id, "deciding");
-  // The comparison with baselines and the incumbent is part of the decide stage: its end event
-  // comes after it (eval::decide_stage).
-  core::Verdict v = eval::decide_stage(e, [&](core::Verdict& decided) {
-    if (!m_cfg.judge && !m_cfg.promote) return;
-    auto source = m_objects.get(job.rec.source_sha256);
-    if (!source) return;
-    if (m_cfg.judge) m_cfg.judge(job.rec, *source, decided, e);
-    if (m_cfg.promote) m_cfg.promote(job.rec, *source, decided);
-  });
-  finish(id, v);
 }
 
 }  // namespace kwb::exec

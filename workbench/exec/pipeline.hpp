@@ -1,25 +1,21 @@
 #pragma once
-// The daemon's durable pipeline (DESIGN §3 exec): queued -> analyzing -> compiling ->
-// validating -> benchmarking -> deciding -> done | cancelled, with every transition in SQLite.
+// The daemon's scheduler (docs/architecture.md "Life of a candidate"); a candidate's durable life
+// is the ledger's (ledger.hpp), which every step here goes through.
 //  - a compile pool (one thread per core by default) runs analyze + compile, taking candidates
 //    from a FairQueue (round-robin across tokens);
 //  - one lane per device (the CPU counts as one device) runs validate + benchmark + decide, one
 //    candidate at a time: the device's exclusive benchmark slot. Lanes of one device class (the
 //    GPUs of one model, PipelineConfig::lanes) share one queue: a candidate waits for the class
 //    and the first free lane takes it and binds it to its GPU (docs/architecture.md "Lanes");
-//  - at start-up every candidate not done or cancelled is queued again: a candidate caught
-//    mid-stage by a crash is re-run from the start; its verdict is written exactly once. One
-//    whose evaluation was interrupted max_attempts times gets an `error` verdict instead of
-//    another run (a candidate that kills the daemon cannot do so on every restart);
+//  - with a judge, the verdict is stored as soon as the candidate's own measurements are, and
+//    the timed comparison with the incumbent follows in the same lane, its decision stored after
+//    (docs/library.md "Verdict first, decision second");
+//  - at start-up the ledger's recovery says what runs again: unfinished candidates from the
+//    start, done ones whose comparison was interrupted for the comparison alone;
 //  - an exception out of a stage (the evaluation, the judge, the store) becomes an `error`
-//    verdict for that candidate; the worker and the lane carry on;
-//  - a verdict that cannot be written (full disk, locked database) is kept and written again
-//    every retry_interval until it is stored (or the daemon stops: then the candidate is still
-//    unfinished in the store and is evaluated again at the next start).
-#include <atomic>
+//    verdict for that candidate (or an undecided comparison); the worker and the lane carry on.
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,28 +27,17 @@
 
 #include "eval/device_lane.hpp"
 #include "eval/evaluation.hpp"
-#include "exec/event_hub.hpp"
 #include "exec/executor.hpp"
 #include "exec/fair_queue.hpp"
+#include "exec/judge.hpp"
+#include "exec/ledger.hpp"
 #include "store/candidate_repository.hpp"
-#include "store/event_repository.hpp"
 #include "store/object_store.hpp"
 
 namespace kwb::exec {
 
 using EvaluationFactory = std::function<util::Result<std::unique_ptr<eval::Evaluation>>(
     const store::CandidateRecord& rec, const std::string& source, eval::ProgressFn progress)>;
-
-// Runs in the device lane inside the decide stage, after the evaluation's own decision and
-// before the stage's end event and the stored verdict: the comparison with the library's
-// incumbent (library::Referee), which times the incumbent against the still open evaluation on
-// the same device. Its progress goes through evaluation.report() as notes.
-using JudgeFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
-                                   eval::Evaluation& evaluation)>;
-// After the judge, before the verdict is stored, for every verdict of a device stage, local or
-// an executor's (a Slurm worker judged it on its node): the auto-promote policy, which may
-// promote the candidate and say so in v.reason.
-using PromoteFn = std::function<void(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v)>;
 
 // A GPU's lane: the evaluations whose device_key() is `queue` (its device class) are shared by
 // every lane of that queue; the lane binds each to `device` before validating it.
@@ -69,10 +54,9 @@ struct LaneConfig {
 struct PipelineConfig {
   int compile_workers = 2;
   int compiled_backlog = 4;  // compiled candidates waiting for a device slot, at most
-  JudgeFn judge;             // optional
-  PromoteFn promote;         // optional
-  int max_attempts = 2;      // evaluations interrupted (by a daemon stop) before an error verdict
-  std::chrono::milliseconds retry_interval{1000};  // unwritten verdicts
+  // The judging policy (baselines, the comparison with the incumbent, auto-promotion); null:
+  // verdicts alone, no comparison.
+  std::shared_ptr<Judge> judge;
   // Where compiled candidates' device stages run: null = this machine's device lanes (local);
   // else e.g. a Slurm cluster (docs/fleet.md).
   std::shared_ptr<DeviceExecutor> executor;
@@ -100,19 +84,19 @@ struct PipelineStats {
   std::vector<LaneStats> lanes;   // every lane started so far
 };
 
-class Pipeline : private ExecutorHost {
+class Pipeline {
  public:
-  Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, EventHub& hub,
+  Pipeline(store::Database& db, store::ObjectStore& objects, EvaluationFactory factory, Ledger& ledger,
            PipelineConfig cfg);
   ~Pipeline();
 
-  // Requeues unfinished candidates and starts the threads.
+  // Recovers (Ledger::recover), queues what runs again and starts the threads.
   util::Result<void> start();
   void stop();
-  // A new candidate was inserted (state queued): schedule it.
-  void submitted(const store::CandidateRecord& rec);
+  // A new candidate the intake stored and the ledger announced (state queued): schedule it.
+  void schedule(const store::CandidateRecord& rec);
   // Cancels: a queued candidate at once; an in-flight one after its current stage.
-  util::Result<std::string> cancel(const std::string& id);
+  util::Result<core::CandidateState> cancel(const std::string& id);
   PipelineStats stats() const;
 
  private:
@@ -120,6 +104,7 @@ class Pipeline : private ExecutorHost {
     store::CandidateRecord rec;
     int attempt = 0;
     std::unique_ptr<eval::Evaluation> evaluation;
+    bool comparison_only = false;  // recovery: the verdict is stored, the comparison runs again
   };
   struct Lane;
   struct LaneQueue;
@@ -131,24 +116,15 @@ class Pipeline : private ExecutorHost {
   bool enter_lane(Lane& lane, bool share);
   void leave_lane(Lane& lane, bool share);
   void store_artifacts(const std::string& id, const eval::Evaluation& e);  // after compile
-  void run_front(const std::string& id);
+  void run_front(const std::string& id, bool comparison_only);
   void run_device(Job& job, const Lane& lane);
-  void set_state(const std::string& id, const std::string& state) override;
-  void finish(const std::string& id, const core::Verdict& v) override;
-  void mark_cancelled(const std::string& id) override;
-  void finish_json(const std::string& id, nlohmann::json verdict) override;
-  // Writes a verdict, or keeps it for the retry thread when the store refuses it.
-  void store_verdict(const std::string& id, nlohmann::json verdict);
-  // PipelineConfig::promote for an executor's accepted verdict (its reason is updated).
-  void promote_remote(const std::string& id, nlohmann::json& verdict);
-  // Writes a verdict; false (kept for the retry thread) when the store refused it.
-  bool write_verdict(const std::string& id, const nlohmann::json& verdict);
-  void retry_worker();
+  // The verdict, then (`compare`: the judge asked for it) the comparison and its decision.
+  void finish_device(Job& job, core::Verdict v, bool compare);
+  // A comparison the daemon's stop interrupted: the evaluation again, its verdict not stored.
+  void compare_again(Job& job);
+  bool stop_if_cancelled(const std::string& id);
   // Runs one stage sequence; an exception becomes an error verdict for `id`.
   void guarded(const std::string& id, const char* where, const std::function<void()>& body);
-  void finish_error(const store::CandidateRecord& rec, const std::string& reason) override;
-  bool cancelled(const std::string& id) override;
-  void event(const std::string& id, const std::string& kind, const nlohmann::json& data) override;
   // The queue for a device key; one with a lane of its own where no configured lane serves it.
   LaneQueue& queue_for(const std::string& key);
   void start_lane(const std::string& key, LaneQueue& queue, std::shared_ptr<const eval::DeviceLane> device,
@@ -157,25 +133,20 @@ class Pipeline : private ExecutorHost {
   store::Database& m_db;
   store::ObjectStore& m_objects;
   EvaluationFactory m_factory;
-  EventHub& m_hub;
+  Ledger& m_ledger;
   PipelineConfig m_cfg;
   FairQueue m_queue;
+  std::set<std::string> m_compare_only;  // queued for their comparison alone (recovery)
   std::vector<std::thread> m_workers;
 
-  mutable std::mutex m_mutex;  // lanes, backlog, cancel set, counters
+  mutable std::mutex m_mutex;  // lanes, backlog, counters
   std::condition_variable m_backlog_cv;
   std::map<std::string, std::unique_ptr<LaneQueue>> m_queues;  // device key or class -> its jobs
   std::vector<std::unique_ptr<Lane>> m_lanes;
   size_t m_backlog = 0;
-  std::set<std::string> m_cancel_requests;
   std::map<std::string, eval::Evaluation*> m_on_device_now;  // cancel() reaches these
   int m_compiling = 0, m_on_device = 0;
-  uint64_t m_finished = 0;
   bool m_stopping = false;
-  std::map<std::string, nlohmann::json> m_unwritten;  // candidate id -> verdict not yet stored
-  std::string m_last_write_error;
-  std::condition_variable m_retry_cv;
-  std::thread m_retry_thread;
 };
 
 }  // namespace kwb::exec

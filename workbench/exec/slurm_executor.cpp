@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "exec/command_runner.hpp"
+#include "exec/ledger.hpp"
 #include "store/fleet_device_repository.hpp"
 #include "store/fleet_job_repository.hpp"
 #include "util/fs.hpp"
@@ -44,11 +45,11 @@ int64_t slurm_epoch_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string slurm_state_of_stage(const std::string& stage) {
-  if (stage == "validate") return "validating";
-  if (stage == "benchmark") return "benchmarking";
-  if (stage == "decide") return "deciding";
-  return "";
+std::optional<core::CandidateState> slurm_state_of_stage(const std::string& stage) {
+  if (stage == "validate") return core::CandidateState::validating;
+  if (stage == "benchmark") return core::CandidateState::benchmarking;
+  if (stage == "decide") return core::CandidateState::deciding;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -109,8 +110,9 @@ std::string SlurmExecutor::tool(const char* name) const {
   return m_cfg.bin_dir.empty() ? std::string(name) : (std::filesystem::path(m_cfg.bin_dir) / name).string();
 }
 
-util::Result<std::set<std::string>> SlurmExecutor::start(ExecutorHost& host) {
-  m_host = &host;
+util::Result<std::set<std::string>> SlurmExecutor::start(Ledger& ledger, RemoteVerdictFn on_verdict) {
+  m_ledger = &ledger;
+  m_on_remote_verdict = std::move(on_verdict);
   std::error_code ec;
   std::filesystem::create_directories(m_cfg.shared_dir, ec);
   if (ec) return util::fail("fleet", "cannot create the shared job folder " + m_cfg.shared_dir.string() + ": " + ec.message());
@@ -121,7 +123,7 @@ util::Result<std::set<std::string>> SlurmExecutor::start(ExecutorHost& host) {
   std::set<std::string> attached;
   for (const auto& row : *rows) {
     auto rec = candidates.find(row.candidate_id);
-    const bool live = rec && *rec && (*rec)->state != "done" && (*rec)->state != "cancelled";
+    const bool live = rec && *rec && !core::is_terminal((*rec)->state);
     if (!live) {  // finished while the daemon was away, or its verdict was stored just before the crash
       if (!row.job_id.empty()) run_command({tool("scancel"), row.job_id});
       forget(row.candidate_id);
@@ -157,12 +159,12 @@ size_t SlurmExecutor::in_flight() const {
 }
 
 void SlurmExecutor::run(const store::CandidateRecord& rec, const std::string& source, int attempt) {
-  if (m_host->cancelled(rec.id)) return m_host->mark_cancelled(rec.id);
+  if (m_ledger->cancel_requested(rec.id)) return m_ledger->mark_cancelled(rec.id);
   const auto dir = dir_of(rec.id);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir, ec);
-  if (ec) return m_host->finish_error(rec, "fleet: cannot create the job folder " + dir.string() + ": " + ec.message());
+  if (ec) return m_ledger->finish_error(rec, "fleet: cannot create the job folder " + dir.string() + ": " + ec.message());
   nlohmann::json cand = {{"id", rec.id},           {"op", rec.op},         {"variant", rec.variant},
                          {"backend", rec.backend}, {"source", source},     {"source_name", rec.source_name},
                          {"flags", rec.flags},     {"bench", rec.bench},   {"note", rec.note},
@@ -172,9 +174,9 @@ void SlurmExecutor::run(const store::CandidateRecord& rec, const std::string& so
   for (const auto& [k, v] : m_cfg.worker_env) script += "export " + k + "=" + slurm_shell_quote(v) + "\n";
   script += "exec " + slurm_shell_quote(m_cfg.worker) + " worker --job " + slurm_shell_quote(dir.string()) + "\n";
   if (auto w = util::write_file_atomic(dir / "job.json", job_json.dump()); !w)
-    return m_host->finish_error(rec, "fleet: " + w.error().what());
+    return m_ledger->finish_error(rec, "fleet: " + w.error().what());
   if (auto w = util::write_file_atomic(dir / "job.sh", script); !w)
-    return m_host->finish_error(rec, "fleet: " + w.error().what());
+    return m_ledger->finish_error(rec, "fleet: " + w.error().what());
   std::filesystem::permissions(dir / "job.sh", std::filesystem::perms::owner_all, ec);
   Job job;
   job.rec = rec;
@@ -186,7 +188,7 @@ void SlurmExecutor::run(const store::CandidateRecord& rec, const std::string& so
     m_jobs[rec.id] = std::move(job);
   }
   // A cancel that came while sbatch ran found no job to scancel yet.
-  if (m_host->cancelled(rec.id)) run_command({tool("scancel"), job_id});
+  if (m_ledger->cancel_requested(rec.id)) run_command({tool("scancel"), job_id});
   m_cv.notify_all();
 }
 
@@ -195,7 +197,7 @@ bool SlurmExecutor::submit(Job& job, const std::string&) {
   store::FleetJobRepository fleet(m_db);
   // Recorded before sbatch runs: a daemon killed in between finds the job again by its name.
   if (auto r = fleet.put({id, name(), "", job.tries, job.attempt, ""}); !r) {
-    m_host->finish_error(job.rec, "fleet: the job could not be recorded: " + r.error().what());
+    m_ledger->finish_error(job.rec, "fleet: the job could not be recorded: " + r.error().what());
     return false;
   }
   auto args = sbatch_arguments(m_cfg, id, job.rec.backend, dir_of(id), job.rec.device_class);
@@ -206,7 +208,7 @@ bool SlurmExecutor::submit(Job& job, const std::string&) {
   std::string job_id = out.out.substr(0, out.out.find_first_of(";\n"));
   if (!out.ok() || job_id.empty()) {
     (void)fleet.remove(id);
-    m_host->finish_error(job.rec, "fleet: sbatch refused the job (" + out.describe() +
+    m_ledger->finish_error(job.rec, "fleet: sbatch refused the job (" + out.describe() +
                                       "): a fault of the cluster configuration, not of the candidate");
     return false;
   }
@@ -214,7 +216,7 @@ bool SlurmExecutor::submit(Job& job, const std::string&) {
   job.progress_offset = 0;
   job.running_seen = false;
   (void)fleet.put({id, name(), job_id, job.tries, job.attempt, ""});
-  m_host->event(id, "stage", {{"stage", "validate"}, {"finished", false},
+  m_ledger->event(id, "stage", {{"stage", "validate"}, {"finished", false},
                               {"detail", "submitted as Slurm job " + job_id +
                                              (job.tries > 1 ? " (try " + std::to_string(job.tries) + ")" : "")}});
   spdlog::info("fleet: candidate {} attempt {} submitted as Slurm job {}", id, job.attempt, job_id);
@@ -286,18 +288,18 @@ void SlurmExecutor::relay_progress(Job& job) {
     job.progress_offset += line.size() + 1;
     auto e = nlohmann::json::parse(line, nullptr, false);
     if (!e.is_discarded() && e.is_object() && e.contains("progress") && e["progress"].is_object()) {
-      m_host->event(job.rec.id, "progress", e["progress"]);  // a workload's start or samples, a note
+      m_ledger->event(job.rec.id, "progress", e["progress"]);  // a workload's start or samples, a note
       continue;
     }
     if (e.is_discarded() || !e.is_object() || !e.contains("stage") || !e["stage"].is_string()) continue;
     const std::string stage = e["stage"];
-    const std::string state = slurm_state_of_stage(stage);
-    if (state.empty()) continue;  // analyze and compile ran in the daemon's compile pool already
+    const auto state = slurm_state_of_stage(stage);
+    if (!state) continue;  // analyze and compile ran in the daemon's compile pool already
     if (!e.value("finished", false) && state != job.stage_state) {
-      m_host->set_state(job.rec.id, state);
+      m_ledger->advance(job.rec.id, *state);
       job.stage_state = state;
     }
-    m_host->event(job.rec.id, "stage", e);
+    m_ledger->event(job.rec.id, "stage", e);
   }
 }
 
@@ -312,11 +314,13 @@ bool SlurmExecutor::take_result(Job& job) {
   if (r.value("attempt", 0) != job.attempt) return false;  // a job of an earlier attempt
   relay_progress(job);
   if (auto wrong = keep_node_devices(job, r); !wrong.empty()) {
-    m_host->finish_error(job.rec, wrong);
+    m_ledger->finish_error(job.rec, wrong);
     return true;
   }
   if (m_cfg.on_verdict) m_cfg.on_verdict(job.rec, r["verdict"]);
-  m_host->finish_json(job.rec.id, r["verdict"]);
+  nlohmann::json verdict = r["verdict"];
+  if (m_on_remote_verdict) m_on_remote_verdict(job.rec, verdict);
+  m_ledger->finish_json(job.rec.id, std::move(verdict));
   // Overheads of the Slurm path (docs/benchmarks/fleet.md): sbatch to the worker's start, and the
   // worker's result to the stored verdict (wall clocks of the daemon's and the node's host).
   const int64_t started = r.value("started_ms", int64_t(0)), written = r.value("finished_ms", int64_t(0));
@@ -385,7 +389,7 @@ void SlurmExecutor::forget(const std::string& id) {
 void SlurmExecutor::resubmit(Job& job, const std::string& why) {
   const std::string& id = job.rec.id;
   if (job.tries >= std::max(1, m_cfg.max_tries)) {
-    m_host->finish_error(job.rec, "fleet: " + why + "; the job was submitted " + std::to_string(job.tries) +
+    m_ledger->finish_error(job.rec, "fleet: " + why + "; the job was submitted " + std::to_string(job.tries) +
                                       " times and lost each time (a fault of the cluster, not a judgement of the "
                                       "candidate; resubmit it)");
     return forget(id);
@@ -402,8 +406,8 @@ void SlurmExecutor::resubmit(Job& job, const std::string& why) {
 void SlurmExecutor::job_ended(Job& job, const SlurmState* st) {
   const std::string& id = job.rec.id;
   if (take_result(job)) return forget(id);
-  if (m_host->cancelled(id)) {
-    m_host->mark_cancelled(id);
+  if (m_ledger->cancel_requested(id)) {
+    m_ledger->mark_cancelled(id);
     return forget(id);
   }
   const std::string state = st ? st->state : "gone";
@@ -420,7 +424,7 @@ void SlurmExecutor::job_ended(Job& job, const SlurmState* st) {
     v.status = core::Status::time_limit;
     v.reason = "the evaluation ran past the Slurm job time limit of " + std::to_string(m_cfg.time_limit_min) +
                " min on " + std::to_string(job.tries) + " tries (Slurm job " + job.job_id + ")";
-    m_host->finish(id, v);
+    m_ledger->finish(id, v);
     return forget(id);
   }
   resubmit(job, what);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -62,7 +63,7 @@ class SlurmExecutor : public DeviceExecutor {
   SlurmExecutor(store::Database& db, SlurmConfig cfg);
   ~SlurmExecutor() override;
   std::string name() const override { return "slurm"; }
-  util::Result<std::set<std::string>> start(ExecutorHost& host) override;
+  util::Result<std::set<std::string>> start(Ledger& ledger, RemoteVerdictFn on_verdict) override;
   void run(const store::CandidateRecord& rec, const std::string& source, int attempt) override;
   void cancel(const std::string& id) override;
   void stop() override;
@@ -76,7 +77,7 @@ class SlurmExecutor : public DeviceExecutor {
     int attempt = 0, tries = 1;
     size_t progress_offset = 0;
     bool running_seen = false;
-    std::string stage_state;  // the candidate state the relayed progress last set
+    std::optional<core::CandidateState> stage_state;  // the candidate state the relayed progress last set
     int64_t submitted_ms = 0;  // wall clock of the last sbatch (0: before a restart)
   };
   struct SlurmState {
@@ -103,7 +104,8 @@ class SlurmExecutor : public DeviceExecutor {
 
   store::Database& m_db;
   SlurmConfig m_cfg;
-  ExecutorHost* m_host = nullptr;
+  Ledger* m_ledger = nullptr;
+  RemoteVerdictFn m_on_remote_verdict;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::map<std::string, Job> m_jobs;  // candidate id -> its job

@@ -40,12 +40,13 @@ std::variant<Loaded, Outcome> load(store::Database& db, store::ObjectStore& obje
   auto rec = repo.find(id);
   if (!rec) return error(Code::internal, rec.error().what());
   if (!*rec) return error(Code::not_found, "no candidate " + id);
-  if ((*rec)->state == "cancelled")
+  using S = core::CandidateState;
+  if ((*rec)->state == S::cancelled)
     return error(Code::refused, "candidate " + id + " was cancelled before it got a verdict: it was never validated or "
                                 "timed, so there is nothing to " + what + " (submit its source again)");
-  if ((*rec)->state != "done")
-    return error(Code::refused, "candidate " + id + " is still " + (*rec)->state + " and has no verdict yet: wait for "
-                                "it (kwb status " + id + " --wait), then " + what + " it");
+  if ((*rec)->state != S::done)
+    return error(Code::refused, "candidate " + id + " is still " + std::string(core::state_name((*rec)->state)) +
+                                " and has no verdict yet: wait for it (kwb status " + id + " --wait), then " + what + " it");
   auto verdict = core::verdict_from_json((*rec)->verdict);
   if (!verdict) return error(Code::internal, "candidate " + id + ": stored verdict: " + verdict.error().what());
   auto source = objects.get((*rec)->source_sha256);
@@ -99,6 +100,10 @@ Outcome Curator::promote(const std::string& id, const std::string& reviewer, std
   auto loaded = load(m_db, m_objects, id, "promote");
   if (auto* o = std::get_if<Outcome>(&loaded)) return *o;
   auto& l = std::get<Loaded>(loaded);
+  // Promotion acts on a completed decision only (docs/library.md "Verdict first, decision second").
+  if (l.rec.comparison_state == core::ComparisonState::pending)
+    return error(Code::refused, "candidate " + id + " has its verdict, but its comparison with the incumbent is still "
+                                "running: wait for its decision (kwb status " + id + " --wait), then promote it");
   return promote_locked(l.cand, l.verdict, reviewer, token_id, l.rec.device_class);
 }
 
@@ -218,7 +223,7 @@ Outcome Curator::diff(const std::string& id) {
   same.limit = 50;
   if (auto others = store::CandidateRepository(m_db).list(same))
     for (const auto& o : *others)
-      if (o.id != id) same_source.push_back({{"id", o.id}, {"op", o.op}, {"state", o.state}, {"status", o.status ? nlohmann::json(*o.status) : nlohmann::json()}});
+      if (o.id != id) same_source.push_back({{"id", o.id}, {"op", o.op}, {"state", std::string(core::state_name(o.state))}, {"status", o.status ? nlohmann::json(*o.status) : nlohmann::json()}});
   nlohmann::json body = provenance(l.rec, authors);
   body["same_source"] = same_source;
   body.update(nlohmann::json{{"id", id},

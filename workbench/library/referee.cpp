@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "eval/machine_state.hpp"
@@ -110,9 +111,50 @@ std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const
 
 }  // namespace
 
+std::optional<Incumbent> Referee::settle(const core::Candidate& cand, core::Verdict& v,
+                                         const eval::Evaluation* candidate) {
+  if (v.status != core::Status::accepted) return std::nullopt;
+  store::TuningRepository tuning(m_db);
+  const std::string cand_sha = util::sha256_hex(cand.source);
+  if (auto r = tuning.put(records_of(v, cand_sha, cand.id)); !r)
+    spdlog::warn("candidate {}: its tuning records were not stored (the leaderboard and export miss them): {}", cand.id,
+                 r.error().what());
+  auto note = [&](const std::string& text) { v.reason += "; " + text; };
+  auto snap = read_head(m_repo);
+  if (!snap) return note("not compared with the library: " + snap.error().what()), std::nullopt;
+  const DispatchEntry* entry = snap->dispatch.incumbent(v.op, v.variant, v.backend, device_class(v));
+  if (!entry) {
+    v.summary.beats_incumbent = true;
+    v.summary.decision = core::Decision{true, "no incumbent yet", {}, {}, {}};
+    note(fmt::format("no incumbent for {}/{}/{} yet: promoting it would make it the first", v.op, v.variant, v.backend));
+    return std::nullopt;
+  }
+  auto inc_source = m_repo.read(entry->kernel, snap->commit);
+  if (!inc_source) return note("not compared with the library: " + inc_source.error().what()), std::nullopt;
+  Incumbent inc{*entry, {entry->kernel, snap->commit, util::sha256_hex(*inc_source), entry->device_class, false},
+                *inc_source, kernel_flags(m_repo, entry->kernel, snap->commit)};
+  v.summary.incumbent = inc.ref;
+  if (inc.ref.source_sha256 == cand_sha) {
+    v.summary.beats_incumbent = false;
+    v.summary.decision = core::Decision{false, "identical to the incumbent", {}, {}, {}};
+    note("identical to the incumbent " + entry->kernel);
+    return std::nullopt;
+  }
+  const core::Spec* spec = candidate ? candidate->spec() : nullptr;
+  if (!spec) return note("not compared with " + entry->kernel + ": no open evaluation of the candidate to time"), std::nullopt;
+  if (timed_workloads(*spec, v).empty())
+    return note("no bench workload was timed: not compared with " + entry->kernel), std::nullopt;
+  return inc;
+}
+
 void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluation* candidate,
                     const PrepareFn& prepare) {
-  if (v.status != core::Status::accepted) return;
+  if (auto inc = settle(cand, v, candidate); inc && candidate) compare(cand, v, *candidate, *inc, prepare);
+}
+
+void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& evaluation,
+                      const Incumbent& incumbent_ref, const PrepareFn& prepare) {
+  eval::Evaluation* candidate = &evaluation;
   const auto start = std::chrono::steady_clock::now();
   struct Finish {  // the decide stage's time, whichever way it ends
     core::Verdict& v;
@@ -124,45 +166,25 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
     }
   } finish{v, start};
   store::TuningRepository tuning(m_db);
-  const std::string cand_sha = util::sha256_hex(cand.source);
-  (void)tuning.put(records_of(v, cand_sha, cand.id));
-
   auto note = [&](const std::string& text) { v.reason += "; " + text; };
   auto progress = [&](const std::string& detail) {
-    if (candidate) candidate->report(eval::StageEvent{eval::Stage::decide, false, detail, std::nullopt, /*note=*/true});
+    candidate->report(eval::StageEvent{eval::Stage::decide, false, detail, std::nullopt, /*note=*/true});
   };
-  auto snap = read_head(m_repo);
-  if (!snap) return note("not compared with the library: " + snap.error().what());
-  const std::string* head = &snap->commit;
-  const std::string dc = device_class(v);
-  const DispatchEntry* entry = snap->dispatch.incumbent(v.op, v.variant, v.backend, dc);
-  if (!entry) {
-    v.summary.beats_incumbent = true;
-    v.summary.decision = core::Decision{true, "no incumbent yet", {}, {}, {}};
-    return note(fmt::format("no incumbent for {}/{}/{} yet: promoting it would make it the first", v.op, v.variant,
-                            v.backend));
-  }
-  auto inc_source = m_repo.read(entry->kernel, *head);
-  if (!inc_source) return note("not compared with the library: " + inc_source.error().what());
-  core::IncumbentRef ref{entry->kernel, *head, util::sha256_hex(*inc_source), entry->device_class, false};
+  const DispatchEntry* entry = &incumbent_ref.entry;
+  const std::string* head = &incumbent_ref.ref.commit;
+  core::IncumbentRef ref = incumbent_ref.ref;
   v.summary.incumbent = ref;
-  if (ref.source_sha256 == cand_sha) {
-    v.summary.beats_incumbent = false;
-    v.summary.decision = core::Decision{false, "identical to the incumbent", {}, {}, {}};
-    return note("identical to the incumbent " + entry->kernel);
-  }
-  const core::Spec* spec = candidate ? candidate->spec() : nullptr;
-  if (!spec) return note("not compared with " + entry->kernel + ": no open evaluation of the candidate to time");
+  const core::Spec* spec = candidate->spec();
   auto workloads = timed_workloads(*spec, v);
-  if (workloads.empty()) return note("no bench workload was timed: not compared with " + entry->kernel);
 
   // The incumbent's records under the identity it would be measured with here and now: those
   // missing are timed in its own benchmark stage (for the leaderboard; the decision does not
   // use them).
-  auto flags = kernel_flags(m_repo, entry->kernel, *head);
+  const auto& flags = incumbent_ref.flags;
   store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), KWB_VERSION, v.spec_version};
   for (const auto& f : flags) inc_id.toolchain += " " + f;
-  (void)tuning.mark_stale_except(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
+  if (auto r = tuning.mark_stale_except(v.op, v.variant, v.backend, ref.source_sha256, inc_id); !r)
+    spdlog::warn("candidate {}: stale tuning records of {} not marked: {}", cand.id, entry->kernel, r.error().what());
   auto records = tuning.current(v.op, v.variant, v.backend, ref.source_sha256, inc_id);
   std::vector<std::string> missing;
   for (const auto* w : workloads)
@@ -170,7 +192,7 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   if (missing.empty()) missing.push_back(eval::EvalOptions::k_no_bench);
 
   progress("preparing the incumbent " + entry->kernel);
-  core::Candidate ic{"library:" + entry->kernel, v.op, v.variant, v.backend, *inc_source, entry->kernel, flags,
+  core::Candidate ic{"library:" + entry->kernel, v.op, v.variant, v.backend, incumbent_ref.source, entry->kernel, flags,
                      "incumbent, timed against " + cand.id};
   auto made = prepare(ic, missing);
   if (!made) return note("not compared: the incumbent " + entry->kernel + " could not be prepared (" + made.error().what() + ")");
@@ -204,7 +226,9 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
                               promoted_under, v.spec_version, what));
     return note("the incumbent " + entry->kernel + " is no longer accepted (" + what + ")");
   }
-  (void)tuning.put(records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12)));
+  if (auto r = tuning.put(records_of(iv, ref.source_sha256, "library:" + entry->kernel + "@" + head->substr(0, 12))); !r)
+    spdlog::warn("candidate {}: the incumbent {}'s tuning records were not stored: {}", cand.id, entry->kernel,
+                 r.error().what());
 
   auto cand_side = candidate->timing_subject("the candidate");
   auto inc_side = incumbent.timing_subject("the incumbent");

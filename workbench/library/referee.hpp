@@ -6,12 +6,14 @@
 // export (the incumbent is timed for them too when its records are missing or stale), but a
 // decision never rests on them.
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/candidate.hpp"
 #include "core/verdict.hpp"
 #include "eval/evaluation.hpp"
 #include "library/decision.hpp"
+#include "library/dispatch.hpp"
 #include "library/repository.hpp"
 #include "store/database.hpp"
 #include "store/tuning_repository.hpp"
@@ -47,15 +49,31 @@ store::TuningIdentity identity_of(const core::Verdict& v);
 std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::string& source_sha256,
                                             const std::string& measured_by);
 
+// The incumbent a verdict is compared with, as the library's head names it (read from git).
+struct Incumbent {
+  DispatchEntry entry;
+  core::IncumbentRef ref;
+  std::string source;
+  std::vector<std::string> flags;  // it was promoted with (kernel_flags)
+};
+
 class Referee {
  public:
   Referee(Repository& repo, store::Database& db, Policy policy = {}) : m_repo(repo), m_db(db), m_policy(policy) {}
-  // For an accepted verdict: stores the candidate's records, prepares the incumbent, times both
-  // interleaved on every bench workload (eval/paired_timing.hpp) through `candidate`, which must
-  // be the evaluation that produced `v` and still be open, then fills every bench workload's
-  // comparison and vs_incumbent, summary.decision, geomean_vs_incumbent, beats_incumbent and
-  // incumbent, stage_ms.decide (wall_ms includes it), and appends the outcome to the reason.
-  // A candidate that fails during the comparison gets that verdict. Other verdicts are left alone.
+  // The part that needs no timing, for an accepted verdict: stores the candidate's tuning
+  // records and reads the incumbent from the library. Where no timing can change the outcome
+  // (no library head, no incumbent yet, the same source, no open evaluation or nothing timed)
+  // the verdict's decision is filled in here and nothing is returned. Other verdicts are left alone.
+  std::optional<Incumbent> settle(const core::Candidate& cand, core::Verdict& v, const eval::Evaluation* candidate);
+  // The timed part: prepares `incumbent`, times both interleaved on every bench workload
+  // (eval/paired_timing.hpp) through `candidate`, which must be the evaluation that produced
+  // `v` and still be open, then fills every bench workload's comparison and vs_incumbent,
+  // summary.decision, geomean_vs_incumbent, beats_incumbent and incumbent, stage_ms.decide
+  // (wall_ms includes it), and appends the outcome to the reason. A candidate that fails during
+  // the comparison gets that verdict.
+  void compare(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& candidate, const Incumbent& incumbent,
+               const PrepareFn& prepare);
+  // settle(), then compare() when it leaves the comparison to timing.
   void judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluation* candidate, const PrepareFn& prepare);
   const Policy& policy() const { return m_policy; }
 

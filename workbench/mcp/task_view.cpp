@@ -5,10 +5,16 @@ namespace kwb::mcp {
 
 namespace {
 
+bool comparison_pending(const json& c) {
+  return c.contains("comparison") && c["comparison"].is_object() && c["comparison"].value("state", "") == "pending";
+}
+
 std::string status_of(const json& c) {
   std::string state = c.value("state", "");
   if (state == "cancelled" || c.value("cancel_requested", false)) return "cancelled";
-  if (state == "done") return "completed";  // every verdict, accepted or not: the tool call succeeded
+  // Every verdict, accepted or not: the tool call succeeded, once its decision against the
+  // incumbent (which follows the verdict) is in too.
+  if (state == "done") return comparison_pending(c) ? "working" : "completed";
   return "working";
 }
 
@@ -22,6 +28,11 @@ std::string message_of(const json& c, const std::string& status) {
   if (status == "cancelled")
     return c.value("state", "") == "cancelled" ? id + " was cancelled"
                                                  : id + ": cancellation requested; its evaluation stops after the current stage";
+  if (comparison_pending(c)) {
+    const json v = c.value("verdict", json::object());
+    return id + ": " + c.value("status", v.value("status", std::string("done"))) +
+           "; its comparison with the incumbent is running (the decision follows)";
+  }
   return id + " is " + c.value("state", std::string("queued")) + " (no verdict yet)";
 }
 

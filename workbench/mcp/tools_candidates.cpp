@@ -28,6 +28,10 @@ json candidate_output_schema() {
             {"state", {{"type", "string"}}},
             {"done", {{"type", "boolean"}}},
             {"status", nullable("string")},
+            {"comparison",
+             {{"type", "string"},
+              {"enum", {"none", "pending", "done"}},
+              {"description", "the decision against the incumbent, which follows the verdict: pending while it runs"}}},
             {"reason", {{"type", "string"}}},
             {"first_mismatch", nullable("object")},
             {"diagnostic", nullable("object")},
@@ -38,7 +42,14 @@ json candidate_output_schema() {
 
 int wait_seconds(const ToolCall& call, int fallback) { return int(call.args.value("wait_s", fallback)); }
 
-bool finished(const json& c) { return c.value("state", "") == "done" || c.value("state", "") == "cancelled"; }
+// Nothing more happens to it: cancelled, or done with its decision against the incumbent in (or
+// none to come); a verdict whose comparison is pending is followed on to the decision.
+bool finished(const json& c) {
+  const std::string state = c.value("state", "");
+  if (state == "cancelled") return true;
+  if (state != "done") return false;
+  return !(c.contains("comparison") && c["comparison"].is_object() && c["comparison"].value("state", "") == "pending");
+}
 
 std::string event_line(const json& e) {
   const json d = e.value("data", json::object());
@@ -47,7 +58,12 @@ std::string event_line(const json& e) {
   if (kind == "stage")
     return d.value("stage", "") + (d.value("finished", false) ? " done" : " started") +
            (d.contains("detail") ? ": " + d.value("detail", "") : "");
-  if (kind == "verdict") return "verdict " + d.value("status", "") + ": " + d.value("reason", "");
+  if (kind == "verdict")
+    return "verdict " + d.value("status", "") + ": " + d.value("reason", "") +
+           (d.value("comparison", "") == "pending" ? " (comparison with the incumbent running)" : "");
+  if (kind == "comparison")
+    return std::string("decision: ") + (d.value("promotable", false) ? "promotable" : "not promotable") + ": " +
+           d.value("reason", "");
   if (kind == "progress") {  // per workload (validate, benchmark), or a note of the decide stage's judge
     if (!d.contains("workload")) return d.value("stage", "") + ": " + d.value("detail", "");
     std::string line = d.value("stage", "") + ": " + d.value("workload", "") + " (" + d.value("kind", "") + ")";

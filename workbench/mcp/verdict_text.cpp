@@ -179,8 +179,11 @@ json candidate_summary(const json& c) {
   json out = {{"id", c.value("id", "")},
               {"op", c.value("op", "")},
               {"state", c.value("state", "")},
-              {"done", c.value("state", "") == "done" || c.value("state", "") == "cancelled"},
-              {"status", c.value("status", json())}};
+              {"done", c.value("state", "") == "cancelled" ||
+                           (c.value("state", "") == "done" &&
+                            c.value("comparison", json::object()).value("state", "") != "pending")},
+              {"status", c.value("status", json())},
+              {"comparison", c.value("comparison", json::object()).value("state", "none")}};
   if (!v.is_object()) return out;
   const json s = v.value("summary", json::object());
   out["variant"] = v.value("variant", "");

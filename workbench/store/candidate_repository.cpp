@@ -2,53 +2,13 @@
 
 #include <mutex>
 
+#include "store/candidate_rows.hpp"
 #include "store/statement.hpp"
 #include "util/random.hpp"
 
 namespace kwb::store {
 
 namespace {
-
-constexpr const char* k_columns =
-    "id, seq, token_id, op, variant, backend, source_sha256, source_name, flags, note, parent, idempotency_key, "
-    "state, cancel_requested, attempts, status, verdict, created_at, updated_at, finished_at, bench, device_class, profile";
-
-CandidateRecord read_row(const Statement& st) {
-  CandidateRecord r;
-  r.id = st.text(0);
-  r.seq = st.integer(1);
-  if (!st.is_null(2)) r.token_id = st.integer(2);
-  r.op = st.text(3);
-  r.variant = st.text(4);
-  r.backend = st.text(5);
-  r.source_sha256 = st.text(6);
-  r.source_name = st.text(7);
-  auto flags = nlohmann::json::parse(st.text(8), nullptr, false);
-  if (flags.is_array())
-    for (const auto& f : flags)
-      if (f.is_string()) r.flags.push_back(f.get<std::string>());
-  r.note = st.text(9);
-  if (!st.is_null(10)) r.parent = st.text(10);
-  if (!st.is_null(11)) r.idempotency_key = st.text(11);
-  r.state = st.text(12);
-  r.cancel_requested = st.integer(13) != 0;
-  r.attempts = int(st.integer(14));
-  if (!st.is_null(15)) r.status = st.text(15);
-  if (!st.is_null(16)) {
-    r.verdict = nlohmann::json::parse(st.text(16), nullptr, false);
-    if (r.verdict.is_discarded()) r.verdict = nullptr;
-  }
-  r.created_at = st.text(17);
-  r.updated_at = st.text(18);
-  if (!st.is_null(19)) r.finished_at = st.text(19);
-  auto bench = nlohmann::json::parse(st.text(20), nullptr, false);
-  if (bench.is_array())
-    for (const auto& b : bench)
-      if (b.is_string()) r.bench.push_back(b.get<std::string>());
-  r.device_class = st.text(21);
-  r.profile = st.integer(22) != 0;
-  return r;
-}
 
 util::Unexpected err(const Database& db, const Statement& st) { return db.failure(st); }
 
@@ -57,11 +17,11 @@ util::Unexpected err(const Database& db, const Statement& st) { return db.failur
 util::Result<std::optional<CandidateRecord>> CandidateRepository::find_by_idempotency_key(
     std::optional<int64_t> token_id, const std::string& key) {
   auto reader = m_db.reader();
-  Statement q(reader.handle(), std::string("SELECT ") + k_columns +
+  Statement q(reader.handle(), std::string("SELECT ") + k_candidate_columns +
                                  " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
   q.bind(1, token_id.value_or(0)).bind(2, key);
   int rc = q.step();
-  if (rc == SQLITE_ROW) return std::optional<CandidateRecord>(read_row(q));
+  if (rc == SQLITE_ROW) return std::optional<CandidateRecord>(read_candidate_row(q));
   if (rc == SQLITE_DONE) return std::optional<CandidateRecord>();
   return err(m_db, q);
 }
@@ -78,13 +38,13 @@ util::Result<CandidateRecord> CandidateRepository::insert_once(CandidateRecord r
   Database::DurableWrite durable(m_db);  // a 202 follows: on disk first
   if (existing) *existing = false;
   if (rec.idempotency_key) {
-    Statement q(m_db.handle(), std::string("SELECT ") + k_columns +
+    Statement q(m_db.handle(), std::string("SELECT ") + k_candidate_columns +
                                    " FROM candidates WHERE coalesce(token_id, 0) = ?1 AND idempotency_key = ?2");
     q.bind(1, rec.token_id.value_or(0)).bind(2, *rec.idempotency_key);
     int rc = q.step();
     if (rc == SQLITE_ROW) {
       if (existing) *existing = true;
-      return read_row(q);
+      return read_candidate_row(q);
     }
     if (rc != SQLITE_DONE) return err(m_db, q);
   }
@@ -113,24 +73,24 @@ util::Result<CandidateRecord> CandidateRepository::insert_once(CandidateRecord r
     return err(m_db, st);
   }
   m_db.note_write_ok();
-  rec.state = "queued";
+  rec.state = core::CandidateState::queued;
   return rec;
 }
 
 util::Result<std::optional<CandidateRecord>> CandidateRepository::find(const std::string& id) {
   auto reader = m_db.reader();
-  Statement st(reader.handle(), std::string("SELECT ") + k_columns + " FROM candidates WHERE id = ?1");
+  Statement st(reader.handle(), std::string("SELECT ") + k_candidate_columns + " FROM candidates WHERE id = ?1");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, id);
   int rc = st.step();
-  if (rc == SQLITE_ROW) return read_row(st);
+  if (rc == SQLITE_ROW) return read_candidate_row(st);
   if (rc == SQLITE_DONE) return std::optional<CandidateRecord>{};
   return err(m_db, st);
 }
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const CandidateFilter& f) {
   auto reader = m_db.reader();
-  std::string sql = std::string("SELECT ") + k_columns + " FROM candidates WHERE 1";
+  std::string sql = std::string("SELECT ") + k_candidate_columns + " FROM candidates WHERE 1";
   if (f.op) sql += " AND op = ?1";
   if (f.state) sql += " AND state = ?2";
   if (f.status) sql += " AND status = ?3";
@@ -151,17 +111,18 @@ util::Result<std::vector<CandidateRecord>> CandidateRepository::list(const Candi
   st.bind(6, int64_t(f.limit));
   std::vector<CandidateRecord> out;
   int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_candidate_row(st));
   if (rc != SQLITE_DONE) return err(m_db, st);
   return out;
 }
 
-util::Result<bool> CandidateRepository::set_state(const std::string& id, const std::string& state) {
+util::Result<bool> CandidateRepository::set_state(const std::string& id, core::CandidateState from,
+                                                 core::CandidateState to) {
   auto guard = m_db.lock();
   Statement st(m_db.handle(),
-               "UPDATE candidates SET state = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-               "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
-  st.bind(1, id).bind(2, state);
+               "UPDATE candidates SET state = ?3, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+               "WHERE id = ?1 AND state = ?2");
+  st.bind(1, id).bind(2, std::string(core::state_name(from))).bind(3, std::string(core::state_name(to)));
   if (st.step() != SQLITE_DONE) return err(m_db, st);
   m_db.note_write_ok();
   return st.changes() > 0;
@@ -181,78 +142,62 @@ util::Result<int> CandidateRepository::begin_attempt(const std::string& id) {
   return attempt;
 }
 
-util::Result<bool> CandidateRepository::finish(const std::string& id, const nlohmann::json& verdict) {
-  auto r = finish_once(id, verdict);
-  if (!r && r.error().kind == util::ErrorKind::storage_full && m_db.relieve_space()) r = finish_once(id, verdict);
-  return r;
-}
-
-util::Result<bool> CandidateRepository::finish_once(const std::string& id, const nlohmann::json& verdict) {
-  auto guard = m_db.lock();
-  Database::DurableWrite durable(m_db);
-  if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
-  auto rollback = [&](util::Error e) -> util::Result<bool> {
-    m_db.exec("ROLLBACK;");
-    return std::unexpected(std::move(e));
-  };
-  Statement st(m_db.handle(),
-               "UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, "
-               // the leaderboard's rank; a number only (the STRICT column refuses text such as "nan")
-               "speedup = CASE WHEN json_type(?3, '$.summary.geomean_vs_incumbent') IN ('real', 'integer') "
-               "THEN json_extract(?3, '$.summary.geomean_vs_incumbent') END, "
-               "variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
-               "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-               "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
-  st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, verdict.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  st.bind(4, verdict.contains("variant") && verdict["variant"].is_string() ? verdict["variant"].get<std::string>()
-                                                                           : std::string());
-  if (st.step() != SQLITE_DONE) return rollback(err(m_db, st).error());
-  if (st.changes() == 0) {
-    m_db.exec("ROLLBACK;");
-    return false;
+util::Result<core::CandidateState> CandidateRepository::cancel(const std::string& id, bool* cancelled_now,
+                                                               const Events& events) {
+  if (cancelled_now) *cancelled_now = false;
+  {
+    auto guard = m_db.lock();
+    if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
+    auto rollback = [&](util::Error e) -> util::Result<core::CandidateState> {
+      (void)m_db.exec("ROLLBACK;");
+      return std::unexpected(std::move(e));
+    };
+    Statement q(m_db.handle(),
+                "UPDATE candidates SET state = 'cancelled', cancel_requested = 1, "
+                "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+                "WHERE id = ?1 AND state = 'queued'");
+    q.bind(1, id);
+    if (q.step() != SQLITE_DONE) return rollback(err(m_db, q).error());
+    const bool now = q.changes() > 0;
+    if (now) {
+      if (auto r = append_events(m_db, id, events); !r) return rollback(r.error());
+    } else {
+      Statement f(m_db.handle(),
+                  "UPDATE candidates SET cancel_requested = 1 WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
+      f.bind(1, id);
+      if (f.step() != SQLITE_DONE) return rollback(err(m_db, f).error());
+    }
+    if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
+    m_db.note_write_ok();
+    if (now) {
+      if (cancelled_now) *cancelled_now = true;
+      return core::CandidateState::cancelled;
+    }
   }
-  for (const auto& w : verdict.value("workloads", nlohmann::json::array())) {
-    Statement r(m_db.handle(),
-                "INSERT OR REPLACE INTO results (candidate_id, workload, kind, correct, median_ns, data) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    r.bind(1, id).bind(2, w.value("name", "")).bind(3, w.value("kind", "")).bind(4, int64_t(w.value("correct", false)));
-    if (w.contains("time") && w["time"].is_object()) r.bind(5, w["time"].value("median_ns", 0.0));
-    else r.bind_null(5);
-    r.bind(6, w.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    if (r.step() != SQLITE_DONE) return rollback(err(m_db, r).error());
-  }
-  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
-  m_db.note_write_ok();
-  return true;
-}
-
-util::Result<std::string> CandidateRepository::cancel(const std::string& id) {
-  auto guard = m_db.lock();
-  Statement q(m_db.handle(),
-              "UPDATE candidates SET state = 'cancelled', cancel_requested = 1, "
-              "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-              "WHERE id = ?1 AND state = 'queued'");
-  q.bind(1, id);
-  if (q.step() != SQLITE_DONE) return err(m_db, q);
-  if (q.changes() > 0) return std::string("cancelled");
-  Statement f(m_db.handle(),
-              "UPDATE candidates SET cancel_requested = 1 WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
-  f.bind(1, id);
-  if (f.step() != SQLITE_DONE) return err(m_db, f);
   auto rec = find(id);
   if (!rec) return std::unexpected(rec.error());
   if (!*rec) return util::fail(util::ErrorKind::not_found, "candidate " + id, "not found");
   return (*rec)->state;
 }
 
-util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id) {
+util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id, const Events& events) {
   auto guard = m_db.lock();
+  if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
+  auto rollback = [&](util::Error e) -> util::Result<bool> {
+    (void)m_db.exec("ROLLBACK;");
+    return std::unexpected(std::move(e));
+  };
   Statement st(m_db.handle(),
                "UPDATE candidates SET state = 'cancelled', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
                "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
   st.bind(1, id);
-  if (st.step() != SQLITE_DONE) return err(m_db, st);
-  return st.changes() > 0;
+  if (st.step() != SQLITE_DONE) return rollback(err(m_db, st).error());
+  const bool now = st.changes() > 0;
+  if (now)
+    if (auto r = append_events(m_db, id, events); !r) return rollback(r.error());
+  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
+  m_db.note_write_ok();
+  return now;
 }
 
 util::Result<void> CandidateRepository::record_stage(const std::string& id, int attempt, const std::string& stage,
@@ -267,11 +212,11 @@ util::Result<void> CandidateRepository::record_stage(const std::string& id, int 
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::unfinished() {
   auto reader = m_db.reader();
-  Statement st(reader.handle(), std::string("SELECT ") + k_columns +
+  Statement st(reader.handle(), std::string("SELECT ") + k_candidate_columns +
                                   " FROM candidates WHERE state NOT IN ('done', 'cancelled') ORDER BY seq");
   std::vector<CandidateRecord> out;
   int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_candidate_row(st));
   if (rc != SQLITE_DONE) return err(m_db, st);
   return out;
 }
@@ -287,14 +232,15 @@ util::Result<int64_t> CandidateRepository::count_active(std::optional<int64_t> t
 
 util::Result<std::vector<CandidateRecord>> CandidateRepository::accepted_undecided(int limit) {
   auto reader = m_db.reader();
-  Statement st(reader.handle(), std::string("SELECT ") + k_columns +
-                                  " FROM candidates c WHERE state = 'done' AND status = 'accepted' AND NOT EXISTS "
+  Statement st(reader.handle(), std::string("SELECT ") + k_candidate_columns +
+                                  " FROM candidates c WHERE state = 'done' AND status = 'accepted' "
+                                  "AND comparison_state <> 'pending' AND NOT EXISTS "
                                   "(SELECT 1 FROM decisions d WHERE d.candidate_id = c.id) ORDER BY seq LIMIT ?1");
   if (!st.ok()) return err(m_db, st);
   st.bind(1, int64_t(limit));
   std::vector<CandidateRecord> out;
   int rc;
-  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_row(st));
+  while ((rc = st.step()) == SQLITE_ROW) out.push_back(read_candidate_row(st));
   if (rc != SQLITE_DONE) return err(m_db, st);
   return out;
 }

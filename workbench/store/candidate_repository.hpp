@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/candidate_state.hpp"
 #include "store/database.hpp"
 
 namespace kwb::store {
@@ -27,23 +28,32 @@ struct CandidateRecord {
   // evaluation starts). The decide stage pins library kernels to the candidate's version.
   int spec_version = 0;
   std::optional<std::string> parent, idempotency_key;
-  std::string state = "queued";
+  core::CandidateState state = core::CandidateState::queued;
   bool cancel_requested = false;
   int attempts = 0;
   std::optional<std::string> status;
   nlohmann::json verdict;  // null until done
+  // The decision part (docs/library.md "Verdict first, decision second"): pending while the
+  // comparison with the incumbent runs after the verdict; `comparison` holds it once done.
+  core::ComparisonState comparison_state = core::ComparisonState::none;
+  nlohmann::json comparison;  // null until done
+  int comparison_attempts = 0;
   std::string created_at, updated_at;
   std::optional<std::string> finished_at;
 };
 
 struct CandidateFilter {
-  std::optional<std::string> op, state, status;
+  std::optional<std::string> op, state, status;  // state: core::state_name
   std::optional<std::string> source_sha256;  // candidates with this exact source
   std::optional<int64_t> token_id;  // the submitting token; 0: none (--no-auth)
   std::optional<std::string> device_class;
   std::optional<int64_t> before_seq;  // pagination: newest first, strictly older than this
   int limit = 50;
 };
+
+// Events written in the same transaction as the change they announce (kind, data): a crash can
+// never leave a verdict without its terminal events, or the events without the verdict.
+using Events = std::vector<std::pair<std::string, nlohmann::json>>;
 
 class CandidateRepository {
  public:
@@ -58,30 +68,49 @@ class CandidateRepository {
   util::Result<std::optional<CandidateRecord>> find_by_idempotency_key(std::optional<int64_t> token_id,
                                                                        const std::string& key);
   util::Result<std::vector<CandidateRecord>> list(const CandidateFilter& f);
-  // Moves a non-terminal candidate to `state` (a pipeline stage); false when it is terminal.
-  util::Result<bool> set_state(const std::string& id, const std::string& state);
+  // Moves the candidate from `from` to `to` (compare and set: the ledger checked the transition
+  // is legal, core/candidate_state.hpp); false when it was not in `from`.
+  util::Result<bool> set_state(const std::string& id, core::CandidateState from, core::CandidateState to);
   // Starts an attempt: state analyzing, attempts + 1; returns the attempt number (0 = terminal).
   util::Result<int> begin_attempt(const std::string& id);
   // Writes the verdict, its per-workload results and state done in one transaction, exactly
-  // once: false when the candidate was already done or cancelled.
-  util::Result<bool> finish(const std::string& id, const nlohmann::json& verdict);
-  // Queued: cancelled at once (returns "cancelled"); in flight: flagged (returns the state);
-  // terminal: unchanged (returns the state).
-  util::Result<std::string> cancel(const std::string& id);
-  util::Result<bool> mark_cancelled(const std::string& id);  // in-flight candidate stopped
+  // once: false when the candidate was already done or cancelled. `comparison`: pending when the
+  // comparison with the incumbent follows (decide() writes it), else none or done (a verdict
+  // that carries its comparison already, as a Slurm worker's does).
+  util::Result<bool> finish(const std::string& id, const nlohmann::json& verdict,
+                            core::ComparisonState comparison = core::ComparisonState::none, const Events& events = {});
+  // Writes the decision part once: the comparison (JSON), the verdict with the comparison's
+  // fields (its status and measurements unchanged: the caller merged them) and its per-workload
+  // results, in one transaction; false when the comparison was not pending.
+  util::Result<bool> decide(const std::string& id, const nlohmann::json& verdict, const nlohmann::json& comparison,
+                            const Events& events = {});
+  // A comparison starts: comparison_attempts + 1; returns it (0: none is pending).
+  util::Result<int> begin_comparison(const std::string& id);
+  // Done candidates whose comparison is pending, oldest first (start-up recovery).
+  util::Result<std::vector<CandidateRecord>> pending_comparisons();
+  // Queued: cancelled at once (returns cancelled, *cancelled_now = true); in flight: flagged
+  // (returns the state); terminal: unchanged (returns the state).
+  // `events`: written with a cancellation of a queued candidate.
+  util::Result<core::CandidateState> cancel(const std::string& id, bool* cancelled_now = nullptr,
+                                            const Events& events = {});
+  util::Result<bool> mark_cancelled(const std::string& id, const Events& events = {});  // in-flight candidate stopped
   util::Result<void> record_stage(const std::string& id, int attempt, const std::string& stage, double ms,
                                   const std::string& detail);
   // Candidates not yet done or cancelled, oldest first (start-up recovery and the queue).
   util::Result<std::vector<CandidateRecord>> unfinished();
   util::Result<int64_t> count_active(std::optional<int64_t> token_id);
-  // Accepted candidates without a review decision, oldest first (kwb ci promote's queue).
+  // Accepted candidates without a review decision whose comparison is not pending, oldest first
+  // (kwb ci promote's queue).
   util::Result<std::vector<CandidateRecord>> accepted_undecided(int limit);
   // Sets the device class of a candidate that has none (the class its evaluation ran on).
   util::Result<void> settle_device_class(const std::string& id, const std::string& device_class);
 
  private:
   util::Result<CandidateRecord> insert_once(CandidateRecord rec, bool* existing);
-  util::Result<bool> finish_once(const std::string& id, const nlohmann::json& verdict);
+  util::Result<bool> finish_once(const std::string& id, const nlohmann::json& verdict, core::ComparisonState comparison,
+                                 const Events& events);
+  util::Result<bool> decide_once(const std::string& id, const nlohmann::json& verdict, const nlohmann::json& comparison,
+                                 const Events& events);
   Database& m_db;
 };
 

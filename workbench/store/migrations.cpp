@@ -217,6 +217,18 @@ CREATE TABLE fleet_devices (
     R"sql(
 ALTER TABLE candidates ADD COLUMN profile INTEGER NOT NULL DEFAULT 0 CHECK (profile IN (0, 1));
 )sql",
+    // 11 -> 12: verdict first, decision second (docs/library.md "Verdict first, decision second"):
+    // the comparison with the incumbent is a part of its own, stored after the verdict.
+    // comparison_state: none (no comparison applies), pending (verdict stored, comparison running
+    // or to be run again after a restart), done (written once: `comparison` holds it and the
+    // verdict carries its fields). comparison_attempts: comparisons started (a crash mid-way).
+    R"sql(
+ALTER TABLE candidates ADD COLUMN comparison_state TEXT NOT NULL DEFAULT 'none'
+  CHECK (comparison_state IN ('none', 'pending', 'done'));
+ALTER TABLE candidates ADD COLUMN comparison TEXT;
+ALTER TABLE candidates ADD COLUMN comparison_attempts INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX candidates_comparison_pending ON candidates(seq) WHERE comparison_state = 'pending';
+)sql",
 };
 }  // namespace
 

@@ -7,7 +7,7 @@
 
 The guide is agents/README.md; the API docs/api.md.
 """
-from .client import DEFAULT_SERVER, TERMINAL_STATES, Client
+from .client import DEFAULT_SERVER, TERMINAL_STATES, Client, ends_stream, settled
 from .errors import (ApiError, BadRequestError, CandidateCancelled, ConflictError, ForbiddenError,
                      InsufficientStorageError, KwbError, NotFoundError, RateLimitedError, ServerError,
                      ServiceUnavailableError, TooLargeError, TransportError, UnauthorizedError, UnprocessableError,
@@ -16,7 +16,7 @@ from .errors import (ApiError, BadRequestError, CandidateCancelled, ConflictErro
 __version__ = "0.1.0"
 
 __all__ = [
-    "Client", "DEFAULT_SERVER", "TERMINAL_STATES", "__version__",
+    "Client", "DEFAULT_SERVER", "TERMINAL_STATES", "__version__", "ends_stream", "settled",
     "KwbError", "ApiError", "TransportError", "CandidateCancelled", "WaitTimeout",
     "BadRequestError", "UnauthorizedError", "ForbiddenError", "NotFoundError", "ConflictError", "TooLargeError",
     "UnprocessableError", "RateLimitedError", "ServerError", "ServiceUnavailableError", "InsufficientStorageError",

@@ -21,12 +21,30 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from . import sse
 from .errors import CandidateCancelled, TransportError, WaitTimeout
 from .transport import Transport
-from .types import (AnalysisRules, CancelResult, ProfileQueued, Candidate, CandidatePage, CreatedToken, Device, DeviceClass, Diff, Event,
+from .types import (AnalysisRules, CancelResult, ProfileQueued, Candidate, CandidateComparison, CandidatePage, CreatedToken, Device, DeviceClass, Diff, Event,
                     EventsPage, Health, Leaderboard, Library, Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec,
                     SpecAdded, Submission, TokenInfo, Verdict)
 
 DEFAULT_SERVER = "http://127.0.0.1:8470"
 TERMINAL_STATES = ("done", "cancelled")
+
+
+def settled(candidate: Candidate) -> bool:
+    """Whether nothing more will happen to a candidate: cancelled, or done with its decision (the
+    comparison with the incumbent, which follows the verdict) in or not applying."""
+    if candidate["state"] not in TERMINAL_STATES:
+        return False
+    return candidate.get("comparison", {}).get("state") != "pending"
+
+
+def ends_stream(event: Event) -> bool:
+    """The last event of a candidate's stream: cancelled; done without a comparison to follow;
+    or the comparison's decision (docs/api.md "Events")."""
+    if event["kind"] == "comparison":
+        return True
+    data = event["data"]
+    return event["kind"] == "state" and (data.get("state") == "cancelled" or
+                                         (data.get("state") == "done" and data.get("comparison") != "pending"))
 _MAX_WAIT_S = 60  # the API's bound on ?wait=
 
 
@@ -159,10 +177,12 @@ class Client:
         out["idempotency_key"] = key
         return cast(Submission, out)
 
-    def candidate(self, candidate_id: str, wait: Optional[int] = None) -> Candidate:
-        """``GET /v1/candidates/{id}`` with its verdict once done; ``wait`` (0-60 s) long-polls."""
+    def candidate(self, candidate_id: str, wait: Optional[int] = None, until: Optional[str] = None) -> Candidate:
+        """``GET /v1/candidates/{id}`` with its verdict once done; ``wait`` (0-60 s) long-polls until
+        the verdict and its decision are in (``until="verdict"``: the verdict alone)."""
         timeout = None if wait is None else self._http.timeout + wait
-        return cast(Candidate, self._get(f"/v1/candidates/{_path_id(candidate_id)}", {"wait": wait}, timeout))
+        return cast(Candidate, self._get(f"/v1/candidates/{_path_id(candidate_id)}", {"wait": wait, "until": until},
+                                         timeout))
 
     def candidates(self, *, op: Optional[str] = None, state: Optional[str] = None, status: Optional[str] = None,
                    mine: Optional[bool] = None, limit: Optional[int] = None, before: Optional[int] = None) -> CandidatePage:
@@ -202,7 +222,8 @@ class Client:
 
     def follow(self, candidate_id: str, *, after: Optional[int] = None) -> Iterator[Event]:
         """Progress events as they happen (Server-Sent Events), oldest first, ending with the
-        terminal ``state`` event (done or cancelled). A dropped stream is reopened with
+        last one (:func:`ends_stream`: cancelled, done, or the decision that follows a verdict
+        whose comparison was pending). A dropped stream is reopened with
         ``Last-Event-ID``, so no event is lost or repeated; after ``retries`` drops in a row
         :class:`TransportError` is raised. Closing the generator closes the stream."""
         path = f"/v1/candidates/{_path_id(candidate_id)}/events"
@@ -219,47 +240,64 @@ class Client:
                     event = cast(Event, json.loads(msg.data))
                     last, seen, drops = event["id"], seen + 1, 0
                     yield event
-                    if event["kind"] == "state" and event["data"].get("state") in TERMINAL_STATES:
+                    if ends_stream(event):
                         return
             except (OSError, http.client.HTTPException) as e:  # reset, timeout, broken chunking
                 failure = e
             finally:
                 resp.close()
-            if seen == 0 and self.candidate(candidate_id)["state"] in TERMINAL_STATES:
+            if seen == 0 and settled(self.candidate(candidate_id)):
                 return  # nothing after `last`, and nothing more will come
             drops += 1
             if drops > self._http.retries:
                 raise TransportError(self._http.url(path), failure or EOFError("event stream ended early"), drops)
             self._sleep(min(self._http.max_retry_wait, self._http.backoff * 2 ** (drops - 1)))
 
-    def wait(self, candidate_id: str, timeout: Optional[float] = None) -> Candidate:
-        """Long-polls until the candidate is done or cancelled; returns it (with its verdict).
-        Raises :class:`WaitTimeout` after ``timeout`` seconds (None: no limit)."""
+    def wait(self, candidate_id: str, timeout: Optional[float] = None, *, decision: bool = True) -> Candidate:
+        """Long-polls until the candidate is done or cancelled, and (``decision``) its comparison
+        with the incumbent decided; returns it (with its verdict). Raises :class:`WaitTimeout`
+        after ``timeout`` seconds (None: no limit)."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        until = "decision" if decision else "verdict"
         while True:
             left = _MAX_WAIT_S if deadline is None else max(0.0, deadline - time.monotonic())
-            c = self.candidate(candidate_id, wait=int(min(_MAX_WAIT_S, left)))
-            if c["state"] in TERMINAL_STATES:
+            c = self.candidate(candidate_id, wait=int(min(_MAX_WAIT_S, left)), until=until)
+            if settled(c) or (not decision and c["state"] in TERMINAL_STATES):
                 return c
             if deadline is not None and time.monotonic() >= deadline:
                 raise WaitTimeout(candidate_id, cast(float, timeout), c["state"])
 
-    def verdict(self, candidate_id: str, timeout: Optional[float] = None) -> Verdict:
-        """:meth:`wait`, then the verdict; raises :class:`CandidateCancelled` for a cancelled one."""
-        c = self.wait(candidate_id, timeout)
+    def verdict(self, candidate_id: str, timeout: Optional[float] = None, *, decision: bool = True) -> Verdict:
+        """:meth:`wait`, then the verdict; raises :class:`CandidateCancelled` for a cancelled one.
+        ``decision=False``: as soon as the verdict is stored, without the comparison's fields
+        (``summary.decision`` null while it runs: :meth:`decision` waits for it)."""
+        c = self.wait(candidate_id, timeout, decision=decision)
         if c["state"] == "cancelled" or not c.get("verdict"):
             raise CandidateCancelled(candidate_id)
         return cast(Verdict, c["verdict"])
 
+    def decision(self, candidate_id: str, timeout: Optional[float] = None) -> CandidateComparison:
+        """Waits for the comparison with the incumbent that follows the verdict and returns it
+        (``state`` done, or none where no comparison applies); raises :class:`CandidateCancelled`
+        for a cancelled candidate."""
+        c = self.wait(candidate_id, timeout)
+        if c["state"] == "cancelled":
+            raise CandidateCancelled(candidate_id)
+        return cast(CandidateComparison, c.get("comparison") or {"state": "none"})
+
     def evaluate(self, op: str, source: str, *, timeout: Optional[float] = None,
-                 on_event: Optional[Callable[[Event], None]] = None, **submit_args: Any) -> Verdict:
-        """Submit and wait: the verdict. ``on_event`` is called with each progress event
+                 on_event: Optional[Callable[[Event], None]] = None, decision: bool = True,
+                 **submit_args: Any) -> Verdict:
+        """Submit and wait: the verdict, with its decision against the incumbent (``decision=False``:
+        as soon as the verdict is stored). ``on_event`` is called with each progress event
         (followed over SSE) before the verdict is fetched. ``submit_args``: see :meth:`submit`."""
         sub = self.submit(op, source, **submit_args)
         if on_event is not None:
             for event in self.follow(sub["id"]):
                 on_event(event)
-        return self.verdict(sub["id"], timeout)
+                if not decision and event["kind"] == "verdict":
+                    break
+        return self.verdict(sub["id"], timeout, decision=decision)
 
     # --- review and the library -------------------------------------------------------------
 

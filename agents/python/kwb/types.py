@@ -177,6 +177,22 @@ class ProfileQueued(TypedDict):
     links: Links
 
 
+class CandidateComparison(TypedDict, total=False):
+    """A candidate's decision against the incumbent, which follows its verdict (docs/library.md
+    "Verdict first, decision second"): ``state`` none (no comparison applies), pending, done."""
+    state: str
+    promotable: bool
+    reason: str
+    note: str
+    incumbent: Optional[IncumbentRef]
+    decision: Optional[Decision]
+    geomean_vs_incumbent: Optional[float]
+    beats_incumbent: Optional[bool]
+    ms: Optional[float]
+    failure: Optional[Dict[str, str]]  # {status, reason}: the candidate failed during the comparison
+    workloads: List[Dict[str, Any]]
+
+
 class Candidate(TypedDict, total=False):
     """``GET /v1/candidates/{id}`` (``verdict`` only there, not in lists)."""
     id: str
@@ -201,6 +217,7 @@ class Candidate(TypedDict, total=False):
     finished_at: Optional[str]
     links: Links
     verdict: Optional[Verdict]
+    comparison: CandidateComparison
 
 
 class CandidatePage(TypedDict):

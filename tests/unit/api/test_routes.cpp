@@ -25,10 +25,12 @@ TEST(Routes, EveryRegisteredRouteIsDocumentedAndViceVersa) {
     store::ObjectStore objects(dir / "objects");
     spec::Catalog catalog;
     exec::EventHub hub;
-    exec::Pipeline pipeline(*db, objects, exec::EvaluationFactory{}, hub, exec::PipelineConfig{});
+    exec::Ledger ledger(*db, hub);
+    exec::Pipeline pipeline(*db, objects, exec::EvaluationFactory{}, ledger, exec::PipelineConfig{});
+    exec::Intake intake(*db, objects, catalog, ledger, {}, {});
     api::Authenticator auth(*db, true);
     api::RateLimiter limiter(50, 100);
-    api::ApiContext ctx{*db, objects, catalog, pipeline, hub, auth, limiter};
+    api::ApiContext ctx{*db, objects, catalog, pipeline, intake, hub, auth, limiter};
     api::Server server(ctx);
 
     std::set<api::RouteKey> registered(server.routes().begin(), server.routes().end());

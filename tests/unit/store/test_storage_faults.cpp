@@ -144,7 +144,7 @@ TEST(Busy, AWriteFailsAsBusyWithinTheBoundedWaitAndLaterOnesFailFast) {
   EXPECT_GE(waited, Database::k_busy_wait - std::chrono::milliseconds(200));
   // While the lock is still held, the next writer does not wait the full time again.
   t0 = Clock::now();
-  auto again = repo.set_state(first->id, "analyzing");
+  auto again = repo.set_state(first->id, core::CandidateState::queued, core::CandidateState::analyzing);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().kind, util::ErrorKind::busy);
   EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(500));

@@ -29,7 +29,9 @@ function stageList() {
         `${d.stage}: ${d.workload} (${d.kind})` + (d.samples ? `, ${d.samples} samples` : '') +
         (d.count ? `, ${(d.index ?? 0) + 1} of ${d.count}` : '');
     } else if (ev.kind === 'verdict') {
-      progress.textContent = `verdict: ${d.status}`;
+      progress.textContent = `verdict: ${d.status}` + (d.comparison === 'pending' ? ' · comparison with the incumbent running' : '');
+    } else if (ev.kind === 'comparison') {
+      progress.textContent = `decision: ${d.promotable ? 'promotable' : 'not promotable'}: ${d.reason ?? ''}`;
     }
   };
   return { node: h('section', { 'aria-labelledby': 'h-stages' }, h('h2', { id: 'h-stages' }, 'Stages'), list, progress), apply };
@@ -213,22 +215,31 @@ export async function candidateView(view, id, session) {
     const v = cand.verdict;
     const [source, diff] = await Promise.all([text(`/v1/candidates/${id}/source`),
       get(`/v1/candidates/${id}/diff`).catch((e) => ({ error: e }))]);
-    const parts = [verdictTable(v), rooflineSection(v), diagnosticsSection(v, source),
+    // Verdict first, decision second: while the comparison with the incumbent runs, say so.
+    const pending = cand.comparison && cand.comparison.state === 'pending' ?
+      h('p', { id: 'comparison-pending', class: 'muted', role: 'status' },
+        'Comparison with the incumbent running: the decision follows.') : null;
+    const parts = [pending, verdictTable(v), rooflineSection(v), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
       factsSection(v), reviewSection(cand, session, drawAll)];
     clear(body).append(...parts.filter(Boolean));
     return cand;
   };
   const cand = await drawAll();
-  // Live: the stream replays the stored events, then follows until the candidate is done.
+  // Live: the stream replays the stored events, then follows until the candidate is done and,
+  // where a comparison follows its verdict, decided.
   const follow = async () => {
     let terminal = TERMINAL.has(cand.state);
+    let decided = !(cand.comparison && cand.comparison.state === 'pending');
     try {
       await events(`/v1/candidates/${id}/events`, (ev) => {
         stages.apply(ev);
         if (ev.kind === 'state') {
           if (badge && !terminal) { badge.dataset.state = ev.data.state; badge.textContent = ev.data.state; }
           if (TERMINAL.has(ev.data.state) && !terminal) { terminal = true; drawAll(); }
+        } else if (ev.kind === 'comparison' && !decided) {
+          decided = true;
+          drawAll();
         }
       }, abort.signal);
     } catch (e) {

@@ -1,58 +1,63 @@
-#include "api/submission.hpp"
+#include "exec/submission.hpp"
 
 #include <regex>
 #include <set>
-#include <variant>
 
 #include "build/flags.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/hash.hpp"
 
-namespace kwb::api {
+namespace kwb::exec {
 
 namespace {
 
-SubmitError bad(std::string field, std::string message, int status = 400, std::string type = "invalid_field") {
-  return {status, std::move(type), field + ": " + message};
+std::unexpected<Refusal> bad(std::string field, std::string message, RefusalCode code = RefusalCode::invalid,
+                             std::string type = "invalid_field") {
+  return std::unexpected(Refusal{code, std::move(type), field + ": " + message});
+}
+
+std::unexpected<Refusal> refuse(RefusalCode code, std::string type, std::string message) {
+  return std::unexpected(Refusal{code, std::move(type), std::move(message)});
 }
 
 const char* type_name(const nlohmann::json& v) { return v.type_name(); }
 
 // The class asked for must be one this daemon's executor evaluates on, of the candidate's kind.
-std::optional<SubmitError> check_device_class(const store::CandidateRecord& r, const ApiContext& ctx) {
+std::optional<std::unexpected<Refusal>> check_device_class(const store::CandidateRecord& r, const SubmissionRules& rules) {
   const std::string kind = r.backend == "cpu" ? "cpu" : "cuda";
   std::string known;
   const exec::DeviceClassInfo* found = nullptr;
-  for (const auto& c : ctx.device_classes) {
+  for (const auto& c : rules.device_classes) {
     known += (known.empty() ? "" : ", ") + c.device_class;
     if (c.device_class == r.device_class) found = &c;
   }
   if (known.empty())
-    known = ctx.executor == "slurm" ? "none: the daemon's --slurm-device-classes names none" : "none";
+    known = rules.executor == "slurm" ? "none: the daemon's --slurm-device-classes names none" : "none";
   if (!found)
-    return bad("device_class", "this daemon (executor " + ctx.executor + ") does not evaluate on device class '" +
+    return bad("device_class", "this daemon (executor " + rules.executor + ") does not evaluate on device class '" +
                                    r.device_class + "' (known: " + known + "; GET /v1/devices)",
-               422, "unknown_device_class");
+               RefusalCode::unprocessable, "unknown_device_class");
   if (found->kind != kind)
     return bad("device_class", "device class " + r.device_class + " is a " + found->kind + " class; a " + r.backend +
                                    " candidate needs a " + kind + " class (known: " + known + ")",
-               422, "unknown_device_class");
+               RefusalCode::unprocessable, "unknown_device_class");
   return std::nullopt;
 }
 
 }  // namespace
 
-std::variant<Submission, SubmitError> parse_submission(const std::string& body, const ApiContext& ctx) {
+std::expected<Submission, Refusal> parse_submission(const std::string& body, const spec::Catalog& catalog,
+                                                    const SubmissionRules& rules) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(body);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
-      return SubmitError{400, "invalid_utf8", "body is not valid UTF-8: " + what};
-    return SubmitError{400, "invalid_json", "body is not valid JSON: " + what};
+      return refuse(RefusalCode::invalid, "invalid_utf8", "body is not valid UTF-8: " + what);
+    return refuse(RefusalCode::invalid, "invalid_json", "body is not valid JSON: " + what);
   }
-  if (!j.is_object()) return SubmitError{400, "invalid_json", "body must be a JSON object"};
+  if (!j.is_object()) return refuse(RefusalCode::invalid, "invalid_json", "body must be a JSON object");
   static const std::set<std::string> known = {"op", "variant", "backend", "source", "source_name", "launch",
                                               "tune", "flags", "note", "parent", "bench",
                                               "device_class", "profile"};
@@ -61,7 +66,7 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
 
   Submission s;
   auto& r = s.rec;
-  auto want_string = [&](const char* field, bool required, std::string& out) -> std::optional<SubmitError> {
+  auto want_string = [&](const char* field, bool required, std::string& out) -> std::optional<std::unexpected<Refusal>> {
     if (!j.contains(field)) {
       if (required) return bad(field, "required field is missing");
       return std::nullopt;
@@ -71,36 +76,36 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
     return std::nullopt;
   };
   if (auto e = want_string("op", true, r.op)) return *e;
-  const core::Spec* spec = ctx.catalog.find(r.op);
+  const core::Spec* spec = catalog.find(r.op);
   if (!spec) {
     std::string ops;
-    for (const auto& o : ctx.catalog.ops()) ops += (ops.empty() ? "" : ", ") + o;
-    return bad("op", "unknown op '" + r.op + "' (known: " + ops + ")", 422, "unknown_op");
+    for (const auto& o : catalog.ops()) ops += (ops.empty() ? "" : ", ") + o;
+    return bad("op", "unknown op '" + r.op + "' (known: " + ops + ")", RefusalCode::unprocessable, "unknown_op");
   }
   if (auto e = want_string("variant", false, r.variant)) return *e;
   if (!r.variant.empty() && !spec->find_variant(r.variant))
-    return bad("variant", "op " + r.op + " has no variant '" + r.variant + "'", 422, "unknown_variant");
+    return bad("variant", "op " + r.op + " has no variant '" + r.variant + "'", RefusalCode::unprocessable, "unknown_variant");
   r.backend = "cpu";
   if (auto e = want_string("backend", false, r.backend)) return *e;
   if (r.backend != "cpu" && r.backend != "cuda" && r.backend != "cuda-launcher")
     return bad("backend", "expected \"cpu\", \"cuda\" or \"cuda-launcher\", got \"" + r.backend + "\"");
   bool served = false;
-  for (const auto& b : ctx.backends) served = served || b == r.backend;
-  if (!served) return bad("backend", "this daemon does not evaluate '" + r.backend + "' candidates yet", 422, "unsupported_backend");
+  for (const auto& b : rules.backends) served = served || b == r.backend;
+  if (!served) return bad("backend", "this daemon does not evaluate '" + r.backend + "' candidates yet", RefusalCode::unprocessable, "unsupported_backend");
   for (const char* cuda_only : {"launch", "tune"})
     if (j.contains(cuda_only) && r.backend != "cuda")
       return bad(cuda_only, "only the cuda backend takes a launch plan (this is a " + r.backend + " submission)");
   if (auto e = want_string("source", true, s.source)) return *e;
   if (s.source.empty()) return bad("source", "must not be empty");
-  if (s.source.size() > ctx.limits.max_source_bytes)
-    return bad("source", "larger than " + std::to_string(ctx.limits.max_source_bytes) + " bytes", 413, "too_large");
+  if (s.source.size() > rules.max_source_bytes)
+    return bad("source", "larger than " + std::to_string(rules.max_source_bytes) + " bytes", RefusalCode::too_large, "too_large");
   if (j.contains("launch") || j.contains("tune")) {  // the plan as comment lines after the source
     if (j.contains("launch") && !j["launch"].is_string() && !j["launch"].is_array())
       return bad("launch", std::string("expected a string or an array of strings, got ") + type_name(j["launch"]));
     if (j.contains("tune") && !j["tune"].is_object())
       return bad("tune", std::string("expected an object such as {\"BLOCK\": [128, 256]}, got ") + type_name(j["tune"]));
     auto lines = spec::plan_lines_from_json(j.value("launch", nlohmann::json()), j.value("tune", nlohmann::json()));
-    if (!lines) return SubmitError{400, "invalid_field", lines.error().what()};
+    if (!lines) return refuse(RefusalCode::invalid, "invalid_field", lines.error().what());
     if (s.source.back() != '\n') s.source += '\n';
     s.source += *lines;
   }
@@ -116,7 +121,8 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
         return bad("flags[" + std::to_string(i) + "]", std::string("expected string, got ") + type_name(j["flags"][i]));
       r.flags.push_back(j["flags"][i].get<std::string>());
     }
-    if (auto ok = build::check_flags(r.flags); !ok) return SubmitError{422, "forbidden_flag", ok.error().what()};
+    if (auto ok = build::check_flags(r.flags); !ok)
+      return refuse(RefusalCode::unprocessable, "forbidden_flag", ok.error().what());
   }
   if (j.contains("bench")) {
     if (!j["bench"].is_array()) return bad("bench", std::string("expected array of bench workload names, got ") + type_name(j["bench"]));
@@ -126,7 +132,7 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
       r.bench.push_back(j["bench"][i].get<std::string>());
     }
     if (auto ok = spec::check_bench_selection(*spec, r.backend, r.bench); !ok)
-      return SubmitError{422, "unknown_workload", ok.error().what()};
+      return refuse(RefusalCode::unprocessable, "unknown_workload", ok.error().what());
   }
   if (j.contains("profile")) {
     if (!j["profile"].is_boolean()) return bad("profile", std::string("expected true or false, got ") + type_name(j["profile"]));
@@ -143,9 +149,9 @@ std::variant<Submission, SubmitError> parse_submission(const std::string& body, 
   }
   if (auto e = want_string("device_class", false, r.device_class)) return *e;
   if (j.contains("device_class"))
-    if (auto e = check_device_class(r, ctx)) return *e;
+    if (auto e = check_device_class(r, rules)) return *e;
   s.request_sha256 = util::sha256_hex(j.dump());  // key order and blanks do not matter
   return s;
 }
 
-}  // namespace kwb::api
+}  // namespace kwb::exec

@@ -1,0 +1,64 @@
+#pragma once
+// The one judging policy of a process (docs/library.md "Decide"), built once from the settings
+// and used by `kwb serve` (as the pipeline's exec::Judge), `kwb worker`, `kwb ci promote` and
+// `kwb eval --compare`: the spec's vendor baselines, the comparison with the library's incumbent
+// (library::Referee under one library::Policy), and the auto-promote policy.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/baseline_judge.hpp"
+#include "app/library_support.hpp"
+#include "exec/judge.hpp"
+#include "library/curator.hpp"
+#include "library/referee.hpp"
+#include "store/database.hpp"
+#include "util/settings.hpp"
+
+namespace kwb::app {
+
+struct JudgingConfig {
+  library::Policy policy;
+  bool baselines = true;               // vendor baselines for GPU verdicts (vs_baseline)
+  std::string auto_promote = "none";   // the auto-promote setting: none, all or a list of ops
+};
+
+// The policy from the settings (decide-budget-ms); `ci promote` reads its own file on top.
+library::Policy policy_from(const util::Settings& settings);
+
+class Judging : public exec::Judge {
+ public:
+  // `library`: null where there is none (no comparison, only baselines); `curator`: null where
+  // nothing may be promoted by policy. Library kernels and baselines are evaluated through
+  // `factory`, bound to the candidate's device.
+  Judging(library::Repository* library, store::Database& db, const spec::Catalog& specs, exec::EvaluationFactory factory,
+          JudgingConfig cfg, library::Curator* curator = nullptr);
+
+  bool verdict(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
+               eval::Evaluation& evaluation) override;
+  void compare(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
+               eval::Evaluation& evaluation) override;
+  void decided(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v) override;
+  // verdict(), then compare() when it asked for it (kwb eval, kwb worker, kwb ci promote: one
+  // verdict with its comparison); no auto-promotion.
+  void judge(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
+             eval::Evaluation& evaluation);
+  const library::Policy& policy() const { return m_cfg.policy; }
+
+ private:
+  core::Candidate candidate_of(const store::CandidateRecord& rec, const std::string& source, const core::Verdict& v) const;
+  // The factory with every evaluation bound to `evaluation`'s device (its lane's GPU).
+  exec::EvaluationFactory on_device_of(eval::Evaluation& evaluation) const;
+
+  store::Database& m_db;
+  exec::EvaluationFactory m_factory;
+  JudgingConfig m_cfg;
+  std::optional<library::Referee> m_referee;
+  BaselineJudge m_baselines;
+  AutoPromote m_auto_promote;
+  library::Curator* m_curator;
+  std::mutex m_mutex;
+  std::map<std::string, library::Incumbent> m_settled;  // candidate id -> incumbent, verdict() to compare()
+};
+
+}  // namespace kwb::app
