@@ -19,10 +19,6 @@
 
 namespace kwb::eval {
 
-// The variant a candidate implements: the one named, else the only one, else the one whose
-// entry symbol the source mentions. Errors say which variants exist.
-util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const core::Candidate& cand);
-
 class CpuEvaluation : public Evaluation {
  public:
   CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,

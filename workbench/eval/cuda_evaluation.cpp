@@ -8,8 +8,9 @@
 #include "build/compiler_facts.hpp"
 #include "eval/analysis_outcome.hpp"
 #include "eval/cuda_facts.hpp"
-#include "eval/cpu_evaluation.hpp"
+#include "eval/choose_variant.hpp"
 #include "eval/device_lane.hpp"
+#include "eval/gpu_failure.hpp"
 #include "eval/test_workloads.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
@@ -35,22 +36,6 @@ core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) 
 }
 
 }  // namespace
-
-CheckFailure classify_gpu_failure(core::Status status, const std::string& reason) {
-  struct Tag {
-    const char* text;
-    core::Status status;
-  };
-  static constexpr Tag k_tags[] = {{"[no_device] ", core::Status::no_device},
-                                   {"[launch] ", core::Status::rejected},
-                                   {"[fault] ", core::Status::crashed},
-                                   {"[stream] ", core::Status::rejected}};
-  if (status == core::Status::error)
-    for (const auto& t : k_tags)
-      if (auto at = reason.find(t.text); at != std::string::npos)
-        return {t.status, reason.substr(0, at) + reason.substr(at + std::string_view(t.text).size())};
-  return {status, reason};
-}
 
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,

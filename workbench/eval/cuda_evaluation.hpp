@@ -147,7 +147,4 @@ class CudaEvaluation : public Evaluation {
   std::chrono::steady_clock::time_point m_start;
 };
 
-// The tag of a kwb-gpu-runner error ("[fault] ...") as a verdict status, with the tag removed.
-CheckFailure classify_gpu_failure(core::Status status, const std::string& reason);
-
 }  // namespace kwb::eval

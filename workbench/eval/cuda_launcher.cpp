@@ -12,7 +12,7 @@
 #include "build/compiler_facts.hpp"
 #include "build/nvcc_toolchain.hpp"
 #include "eval/analysis_outcome.hpp"
-#include "eval/cpu_evaluation.hpp"
+#include "eval/choose_variant.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "util/fs.hpp"
 #include "util/clock.hpp"

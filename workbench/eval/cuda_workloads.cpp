@@ -7,6 +7,7 @@
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "eval/cuda_facts.hpp"
+#include "eval/gpu_failure.hpp"
 #include "eval/plan_commands.hpp"
 #include "eval/roofline_position.hpp"
 #include "spec/expr.hpp"
