@@ -8,10 +8,8 @@
 #include "build/compiler_facts.hpp"
 #include "eval/analysis_outcome.hpp"
 #include "eval/cuda_facts.hpp"
-#include "eval/choose_variant.hpp"
 #include "eval/device_lane.hpp"
 #include "eval/gpu_failure.hpp"
-#include "eval/test_workloads.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
 #include "util/clock.hpp"
@@ -40,13 +38,10 @@ core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) 
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
                                std::shared_ptr<build::NvrtcCompiler> compiler)
-    : m_spec(spec), m_launcher(cand.backend == "cuda-launcher"), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
-      m_device(std::move(device)), m_progress(std::move(progress)), m_compiler(std::move(compiler)),
-      m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
-  m_verdict.candidate = m_cand.id;
-  m_verdict.op = spec.op;
-  m_verdict.spec_version = spec.version;
-  m_verdict.backend = m_launcher ? "cuda-launcher" : "cuda";
+    : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress),
+                      cand.backend == "cuda-launcher" ? "cuda-launcher" : "cuda"),
+      m_launcher(m_cand.backend == "cuda-launcher"), m_cuda(std::move(cuda)), m_device(std::move(device)),
+      m_compiler(std::move(compiler)) {
   m_verdict.device = m_device.describe();
 }
 
@@ -59,31 +54,10 @@ CudaEvaluation::~CudaEvaluation() {
   }
 }
 
-void CudaEvaluation::emit(Stage s, bool finished, std::string detail) {
-  if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
-}
-
-bool CudaEvaluation::fail(core::Status s, std::string reason) {
-  m_verdict.status = s;
-  m_verdict.reason = std::move(reason);
-  m_decided = true;
-  return false;
-}
-
-bool CudaEvaluation::fail_check(const CheckFailure& f) {
-  auto c = classify_gpu_failure(f.status, f.reason);
-  return fail(c.status, c.reason);
-}
+CheckFailure CudaEvaluation::classify(const CheckFailure& f) const { return classify_gpu_failure(f.status, f.reason); }
 
 std::string CudaEvaluation::arch() const {
   return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
-}
-
-bool CudaEvaluation::draw_test_workloads() {
-  auto tests = evaluation_test_workloads(m_spec, m_seeds);
-  if (!tests) return fail(core::Status::error, tests.error().what());
-  m_test_workloads = std::move(*tests);
-  return true;
 }
 
 bool CudaEvaluation::analyze() {
@@ -98,12 +72,7 @@ bool CudaEvaluation::analyze() {
   }
   m_plan = std::move(*plan);
   if (m_cand.variant.empty()) m_cand.variant = m_plan.variant;
-  auto variant = choose_variant(m_spec, m_cand);
-  if (!variant)
-    return fail(core::Status::rejected, variant.error().what() + " (or add a `// kwb:variant NAME` line)");
-  m_variant = *variant;
-  m_verdict.variant = m_variant->name;
-  if (!draw_test_workloads()) return false;
+  if (!resolve_variant(" (or add a `// kwb:variant NAME` line)") || !draw_test_workloads()) return false;
   if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
     m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
     return fail(core::Status::rejected, r.error().what());
@@ -128,39 +97,30 @@ bool CudaEvaluation::analyze() {
         }
       }
     }
-  auto ref_start = std::chrono::steady_clock::now();
-  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
-    return fail(core::Status::error, ref.error().what());
-  else
-    m_reference = *ref;
-  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
+  if (!open_spec_reference()) return false;
   std::string analysed;
-  bool ok = static_analysis(analysed);
-  m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  if (!ok) return false;
+  if (!static_analysis(analysed, t)) return false;
   emit(Stage::analyze, true,
        fmt::format("variant {}, {} launch(es), {} config(s), {}", m_variant->name, m_plan.launches.size(),
                    m_configs.size(), analysed));
   return true;
 }
 
-bool CudaEvaluation::static_analysis(std::string& summary) {
+bool CudaEvaluation::static_analysis(std::string& summary, std::chrono::steady_clock::time_point stage_start) {
   // docs/analysis.md: the kernels are checked against the bound launch plan, with the first
   // config's -D flags (then the candidate's, as NVRTC gets them). An error finding rejects the
   // candidate before anything compiles (a clang parse error is a compile_error). Where analysis
   // is unavailable (no libclang, worker or CUDA headers), the candidate goes on with a note: a
   // `cuda` candidate is device code only, run in the sandboxed runner, whose host side is trusted.
-  analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
   std::vector<std::string> flags = m_configs.empty() ? std::vector<std::string>{}
                                                       : spec::config_defines(m_configs.front());
   flags.insert(flags.end(), m_cand.flags.begin(), m_cand.flags.end());
   analysis::Request request{m_spec, *m_variant, "cuda", m_cand.source, m_cand.source_name, {}, std::move(flags)};
   request.launches = analysis::launches_of(m_plan);
-  request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
-  auto report = analysis::analyze(request);
-  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
-                               "cuda candidates are allowed without it: their code runs only on the device, in "
-                               "the sandboxed runner");
+  auto outcome = analyze_source(std::move(request),
+                                "cuda candidates are allowed without it: their code runs only on the device, in "
+                                "the sandboxed runner",
+                                stage_start);
   summary = outcome.summary;
   if (outcome.failed) return fail(*outcome.failed, outcome.reason);
   return true;
@@ -230,8 +190,7 @@ bool CudaEvaluation::compile_candidate() {
   for (const auto& c : m_configs)
     reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
   auto results = m_compiler->compile_all(reqs);
-  m_verdict.toolchain = m_compiler->identity();
-  for (const auto& f : m_cand.flags) m_verdict.toolchain += " " + f;
+  record_toolchain(m_compiler->identity());
   m_verdict.summary.stage_ms["compile"] = ms_since(t);
   if (!results) return fail(core::Status::error, results.error().what());
   double nvrtc_ms = 0;
@@ -244,7 +203,7 @@ bool CudaEvaluation::compile_candidate() {
     if (!r.ok) {
       if (r.internal) return fail(core::Status::error, label + r.reason);
       m_verdict.diagnostics = r.diagnostics;
-      return fail(r.timed_out ? core::Status::time_limit : core::Status::compile_error, label + r.reason);
+      return fail_build(r.timed_out, label + r.reason);
     }
     if (i == 0)
       for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
@@ -331,41 +290,26 @@ bool CudaEvaluation::benchmark() {
   return ok;
 }
 
-bool CudaEvaluation::decide() {
-  int tests = 0, drawn = 0, checks = 0;
-  const core::WorkloadResult* slowest = nullptr;
-  for (const auto& w : m_verdict.workloads) {
-    checks += w.checks;
-    if (w.kind == "test") ++(w.drawn ? drawn : tests);
-    if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
-  }
-  m_verdict.status = core::Status::accepted;
-  m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs, {} config(s))",
-                                 tests, drawn ? fmt::format(", {} drawn", drawn) : "",
-                                 m_verdict.workloads.size() - size_t(tests + drawn), checks, m_configs.size());
-  if (int on_gpu = int(std::count_if(m_verdict.workloads.begin(), m_verdict.workloads.end(),
-                                      [](const core::WorkloadResult& w) { return w.reference == "gpu"; })))
-    m_verdict.reason += fmt::format("; {} bench workload{} judged by the spec's GPU reference ({}), which agreed "
-                                    "with reference.cpp on every test workload",
-                                    on_gpu, on_gpu > 1 ? "s" : "", m_spec.gpu_reference->file);
-  if (slowest && slowest->roofline && slowest->roofline->pct_bw)
-    m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
-                                    slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);
-  m_decided = true;
-  return true;
+std::string CudaEvaluation::checks_note() const { return fmt::format(", {} config(s)", m_configs.size()); }
+
+std::string CudaEvaluation::judged_note() const {
+  int on_gpu = int(std::count_if(m_verdict.workloads.begin(), m_verdict.workloads.end(),
+                                 [](const core::WorkloadResult& w) { return w.reference == "gpu"; }));
+  if (!on_gpu) return {};
+  return fmt::format("; {} bench workload{} judged by the spec's GPU reference ({}), which agreed with reference.cpp "
+                     "on every test workload",
+                     on_gpu, on_gpu > 1 ? "s" : "", m_spec.gpu_reference->file);
 }
 
-std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string& who) {
-  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
-  TimingSubjectConfig cfg;
-  cfg.who = who;
+std::string CudaEvaluation::median_text(double median_ns) const { return fmt::format("{:.1f} us", median_ns / 1e3); }
+
+void CudaEvaluation::configure_timing(TimingSubjectConfig& cfg) {
   cfg.flush_bytes = m_device.l2_bytes * 2;
   cfg.device_copies = true;
   // Only a launcher's host code runs in its runner between commands; a cuda-form runner runs
   // nothing of the candidate's outside a command, so freezing it (a walk of /proc each time) for
   // every block of the other side guards nothing (timing_subject.hpp).
   cfg.freeze = m_launcher;
-  cfg.timeout_ms = m_opt.run_timeout_ms;
   // The config that won the workload in the benchmark stage, with its launch dimensions.
   cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {
     // The config that won the workload here, else the one its tuning records name, else the first.
@@ -389,21 +333,6 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
     return CheckFailure{m_verdict.status, m_verdict.reason};
   };
   cfg.reference_for = [this](const core::Workload& w) { return &reference_for(w, true); };
-  return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
-}
-
-void CudaEvaluation::report(const StageEvent& e) {
-  if (m_progress) m_progress(e);
-}
-
-core::Verdict CudaEvaluation::verdict() {
-  core::Verdict v = m_verdict;
-  if (!m_decided) {
-    v.status = core::Status::error;
-    v.reason = "evaluation did not finish";
-  }
-  v.summary.wall_ms = ms_since(m_start);
-  return v;
 }
 
 }  // namespace kwb::eval

@@ -18,11 +18,10 @@
 #include "eval/arena.hpp"
 #include "eval/cuda_device.hpp"
 #include "eval/cuda_session.hpp"
-#include "eval/evaluation.hpp"
+#include "eval/basic_evaluation.hpp"
 #include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
-#include "eval/seeds.hpp"
 
 namespace kwb::eval {
 
@@ -38,7 +37,7 @@ struct CudaOptions {
   std::string clock = "cupti";         // "cupti" | "events" (docs/cuda.md "Timing")
 };
 
-class CudaEvaluation : public Evaluation {
+class CudaEvaluation : public BasicEvaluation {
  public:
   // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
   CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
@@ -50,18 +49,12 @@ class CudaEvaluation : public Evaluation {
   bool compile() override;
   bool validate() override;
   bool benchmark() override;
-  bool decide() override;
-  core::Verdict verdict() override;
   std::string device_key() const override { return m_device.present ? m_device.lane_class() : "cuda:none"; }
   bool shares_device() const override { return m_device.present && !m_launcher; }
   void bind_lane(const DeviceLane& lane) override;
   void bind_like(const Evaluation& other) override;
   // The GPU it runs on (any_of_class until a lane binds it).
   const CudaDevice& device() const { return m_device; }
-  std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
-  const core::Spec* spec() const override { return &m_spec; }
-  const core::Variant* variant() const override { return m_variant; }
-  void report(const StageEvent& e) override;
   void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) override {
     m_config_hints = params_by_workload;
   }
@@ -74,9 +67,13 @@ class CudaEvaluation : public Evaluation {
   void adopt_session(std::unique_ptr<GpuSession> session) { m_session = std::move(session); }
 
  private:
-  bool fail(core::Status s, std::string reason);
-  bool fail_check(const CheckFailure& f);
-  bool static_analysis(std::string& summary);  // false: the verdict is decided
+  CheckFailure classify(const CheckFailure& f) const override;  // classify_gpu_failure
+  std::string checks_note() const override;
+  std::string judged_note() const override;
+  std::string median_text(double median_ns) const override;
+  void configure_timing(TimingSubjectConfig& cfg) override;
+  // false: the verdict is decided; stage_ms.analyze counts from `stage_start`.
+  bool static_analysis(std::string& summary, std::chrono::steady_clock::time_point stage_start);
   // cuda-launcher (cuda_launcher.cpp): no launch plan, one "config", an nvcc-built shared object.
   bool analyze_launcher();
   bool compile_launcher();
@@ -85,7 +82,6 @@ class CudaEvaluation : public Evaluation {
   // Every config's cubin disassembled in the sandbox (cuda_sass.cpp): SASS kept as an artifact,
   // its instruction mix into compiler_facts[].kernels[].sass; or the reason there is none.
   void add_sass();
-  void emit(Stage s, bool finished, std::string detail = {});
   bool start_runner();
   // The options of a runner session on this evaluation's GPU.
   GpuSessionOptions session_options(const std::string& who) const;
@@ -94,7 +90,6 @@ class CudaEvaluation : public Evaluation {
   void start_reference_session();
   bool use_config(size_t config);
   bool send_dims(size_t config, const core::Workload& w);
-  bool draw_test_workloads();  // fills m_test_workloads; false: the verdict is decided
   bool run_tests();
   bool run_bench();
   std::string arch() const;
@@ -108,10 +103,7 @@ class CudaEvaluation : public Evaluation {
   Reference& reference_for(const core::Workload& w, bool bench);
   std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
 
-  const core::Spec& m_spec;
   bool m_launcher = false;  // backend cuda-launcher
-  ReferenceOpener m_open_reference;
-  std::shared_ptr<Reference> m_reference;  // opened by analyze()
   std::string m_reference_cubin;           // the GPU reference for this device (compile_gpu_reference())
   // The GPU reference's session, started by compile() on a thread that lives until the
   // evaluation ends (the sandbox dies with the thread that started it: PR_SET_PDEATHSIG).
@@ -119,14 +111,9 @@ class CudaEvaluation : public Evaluation {
   std::promise<void> m_reference_thread_release;
   std::thread m_reference_thread;
   std::unique_ptr<GpuReference> m_gpu_reference;  // opened by validate()
-  core::Candidate m_cand;
-  EvalOptions m_opt;
   CudaOptions m_cuda;
   CudaDevice m_device;
-  ProgressFn m_progress;
   std::shared_ptr<build::NvrtcCompiler> m_compiler;
-  const core::Variant* m_variant = nullptr;
-  std::vector<core::Workload> m_test_workloads;  // published, then drawn for this evaluation (analyze())
   core::LaunchPlan m_plan;
   std::vector<core::TuneConfig> m_configs;
   std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
@@ -137,14 +124,8 @@ class CudaEvaluation : public Evaluation {
   std::optional<size_t> m_loaded;         // config whose module the runner holds
   std::map<std::string, size_t> m_best_config;  // bench workload -> the config that timed fastest
   std::map<std::string, std::map<std::string, int64_t>> m_config_hints;  // prefer_configs()
-  std::unique_ptr<GpuSession> m_session;
-  SharedArena* m_arena = nullptr;         // the session's
-  RunnerSession* m_runner = nullptr;      // the session's
-  SeedSource m_seeds;
+  std::unique_ptr<GpuSession> m_session;  // BasicEvaluation::m_arena and m_runner are its own
   TrustedTimes m_trusted;  // the harnesses' input generation, reference wait and checks
-  core::Verdict m_verdict;
-  bool m_decided = false;
-  std::chrono::steady_clock::time_point m_start;
 };
 
 }  // namespace kwb::eval
