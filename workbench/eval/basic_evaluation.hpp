@@ -71,6 +71,42 @@ class BasicEvaluation : public Evaluation {
   // The verdict's compile_cache for a compile that hit (or missed) the cache.
   std::string compile_cache_state(bool hit) const;
 
+  // The validate stage's loop: every config on every test workload, under every distribution,
+  // each checked twice (determinism). A wrong result does not stop the others (their table helps
+  // the author); the reason quotes the largest failing workload, where the pattern of a bug is
+  // clearest. Crashes, hangs and sandbox failures stop at once. False when the verdict is decided.
+  bool run_tests();
+  // Whether `w` runs in this evaluation: on its backend and, for a bench workload, in the
+  // evaluation's bench list (EvalOptions::bench) when there is one.
+  bool selected(const core::Workload& w, bool bench) const;
+  // A new row of the verdict for `w`.
+  core::WorkloadResult& add_result(const core::Workload& w, bool bench);
+
+  // The tunable configs of the candidate (one where it has none): how many, the label progress
+  // events and reasons name ("" where there is only one), and making config `c` the runner's.
+  virtual size_t config_count() const { return 1; }
+  virtual std::string config_label(size_t c) const {
+    (void)c;
+    return {};
+  }
+  virtual bool use_config(size_t c) {  // false: the verdict is decided
+    (void)c;
+    return true;
+  }
+  // Sends the runner what `w` needs under config `c` (the launch dimensions of a launch plan).
+  virtual bool send_dims(size_t c, const core::Workload& w) {  // false: the verdict is decided
+    (void)c;
+    (void)w;
+    return true;
+  }
+  // A test workload's harness before it is prepared (GPU: the reference overlaps the device).
+  virtual void configure_test_harness(WorkloadHarness& h) { (void)h; }
+  // On each input set of the first config, before the candidate runs: a second reference's
+  // agreement with the spec's (the spec's GPU reference). False: the verdict is decided.
+  virtual bool cross_check_reference(WorkloadHarness& h) {
+    (void)h;
+    return true;
+  }
   // How a failure of this backend's runner reads (kwb-gpu-runner's tags, gpu_failure.hpp).
   virtual CheckFailure classify(const CheckFailure& f) const { return f; }
   // The decide stage's own notes before the verdict is worded (the CPU's busy machine).

@@ -102,7 +102,7 @@ bool CpuEvaluation::start_runner() {
 bool CpuEvaluation::validate() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::validate, false);
-  bool ok = start_runner() && run_workloads(false);
+  bool ok = start_runner() && run_tests();
   m_verdict.summary.stage_ms["validate"] = ms_since(t);
   if (ok) emit(Stage::validate, true);
   return ok;
@@ -112,7 +112,7 @@ bool CpuEvaluation::benchmark() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::benchmark, false);
   // The runner stays open: the decide stage may time it against the incumbent (timing_subject()).
-  bool ok = run_workloads(true);
+  bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
   if (ok) emit(Stage::benchmark, true);
   return ok;

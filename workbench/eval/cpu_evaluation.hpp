@@ -32,7 +32,7 @@ class CpuEvaluation : public BasicEvaluation {
 
  private:
   bool start_runner();
-  bool run_workloads(bool bench);
+  bool run_bench();  // cpu_workloads.cpp
   void add_decide_notes() override;
   std::string median_text(double median_ns) const override;
   void configure_timing(TimingSubjectConfig& cfg) override;

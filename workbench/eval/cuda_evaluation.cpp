@@ -56,6 +56,15 @@ CudaEvaluation::~CudaEvaluation() {
 
 CheckFailure CudaEvaluation::classify(const CheckFailure& f) const { return classify_gpu_failure(f.status, f.reason); }
 
+std::string CudaEvaluation::config_label(size_t c) const {
+  return m_configs.size() > 1 ? m_configs[c].label() : "";
+}
+
+void CudaEvaluation::configure_test_harness(WorkloadHarness& h) {
+  h.overlap_reference(true);  // the reference runs while the GPU does
+  h.account_to(&m_trusted);
+}
+
 std::string CudaEvaluation::arch() const {
   return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
 }

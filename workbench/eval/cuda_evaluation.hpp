@@ -88,9 +88,13 @@ class CudaEvaluation : public BasicEvaluation {
   // The GPU reference's session, on a thread of its own (compile(), or bind_lane() where the
   // GPU was not known at compile time).
   void start_reference_session();
-  bool use_config(size_t config);
-  bool send_dims(size_t config, const core::Workload& w);
-  bool run_tests();
+  // BasicEvaluation::run_tests's hooks: the tunable configs, the GPU reference's cross-check.
+  size_t config_count() const override { return m_configs.size(); }
+  std::string config_label(size_t c) const override;
+  bool use_config(size_t config) override;
+  bool send_dims(size_t config, const core::Workload& w) override;
+  void configure_test_harness(WorkloadHarness& h) override;
+  bool cross_check_reference(WorkloadHarness& h) override;  // cuda_gpu_reference.cpp
   bool run_bench();
   std::string arch() const;
   // The spec's GPU reference (docs/specs.md "GPU references"), where it has a plan for this

@@ -1,5 +1,6 @@
-// The GPU session of a CudaEvaluation: every config on every test workload (all distributions),
-// then per bench workload every config checked and timed, the fastest reported.
+// The GPU session of a CudaEvaluation: started (or adopted) for validate, whose loop over every
+// config on every test workload is BasicEvaluation::run_tests; then per bench workload every
+// config checked and timed, the fastest reported.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -46,13 +47,6 @@ bool uses_low_precision(const core::Variant& v) {
   for (const auto& [name, t] : v.dtypes)
     if (t == core::DType::bf16 || t == core::DType::f16) return true;
   return false;
-}
-
-size_t output_elements(const WorkloadHarness& h) {
-  size_t n = 0;
-  for (const auto& s : h.slots())
-    if (s.role != core::Role::in) n += s.count;
-  return n;
 }
 
 }  // namespace
@@ -130,65 +124,6 @@ bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
   if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
   if (c < m_verdict.compiler_facts.size()) add_runner_occupancy(m_verdict.compiler_facts[c], m_plan, *dims, *r);
   return true;
-}
-
-bool CudaEvaluation::run_tests() {
-  struct Wrong {
-    size_t elements;
-    std::string reason;
-  };
-  std::vector<Wrong> wrong;
-  size_t considered = 0;
-  std::vector<size_t> result_index;
-  for (size_t c = 0; c < m_configs.size(); ++c) {
-    if (!use_config(c)) return false;
-    std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
-    size_t k = 0;
-    for (const auto& w : m_test_workloads) {
-      if (!w.runs_on(m_verdict.backend)) continue;
-      if (c == 0) {
-        ++considered;
-        result_index.push_back(m_verdict.workloads.size());
-        auto& res = m_verdict.workloads.emplace_back();
-        res.name = w.name;
-        res.kind = "test";
-        res.drawn = w.drawn;
-        res.params = w.params;
-      }
-      core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
-      if (m_progress)  // progress events: the workload, its config, its place among the test workloads
-        m_progress(workload_progress(Stage::validate, w, false, label.empty() ? "" : m_configs[c].label(), 0, k,
-                                     size_t(std::count_if(m_test_workloads.begin(), m_test_workloads.end(),
-                                                          [&](const core::Workload& x) { return x.runs_on(m_verdict.backend); }))));
-      WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
-      h.overlap_reference(true);  // the reference runs while the GPU does
-      h.account_to(&m_trusted);
-      if (auto f = h.prepare()) return fail_check(*f);
-      if (!send_dims(c, w)) return false;
-      for (const auto& dist : m_spec.distributions) {
-        h.load_inputs(dist, m_seeds.next());
-        // The GPU reference earns its bench workloads here: it must agree with the CPU reference
-        // on every test workload under every distribution, before any of them is judged by it.
-        if (c == 0 && m_gpu_reference)
-          if (auto bad = h.cross_check(*m_gpu_reference, "its GPU reference (" + m_gpu_reference->file() + ")"))
-            return fail(core::Status::error, blame_spec(m_spec, *bad));
-        std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
-        if (!f) f = h.check_determinism(m_seeds.next());
-        if (!f) continue;
-        res.correct = false;
-        if (f->status != core::Status::incorrect) return fail_check({f->status, f->reason + label});
-        wrong.push_back({output_elements(h), f->reason + label});
-        break;
-      }
-    }
-  }
-  if (wrong.empty()) return true;
-  size_t failing = 0;
-  for (size_t i : result_index) failing += !m_verdict.workloads[i].correct;
-  auto worst = std::max_element(wrong.begin(), wrong.end(),
-                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
-  return fail(core::Status::incorrect,
-              fmt::format("wrong on {} of {} test workloads; {}", failing, considered, worst->reason));
 }
 
 bool CudaEvaluation::run_bench() {

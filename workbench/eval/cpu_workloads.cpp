@@ -1,3 +1,5 @@
+// The CPU evaluation's benchmark stage (its validate stage is BasicEvaluation::run_tests): every
+// bench workload checked on fresh inputs, then timed (eval/benchmark.hpp) against a physics floor.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -30,78 +32,40 @@ core::RooflineResult roofline(const core::Variant& variant, const CpuDevice& dev
   return r;
 }
 
-size_t output_elements(const WorkloadHarness& h) {
-  size_t n = 0;
-  for (const auto& s : h.slots())
-    if (s.role != core::Role::in) n += s.count;
-  return n;
-}
-
-// Validates (and for bench workloads times) every workload; false when the verdict is decided.
-// A wrong result on a test workload does not stop the others (their table helps the author);
-// the reason quotes the largest failing workload, where the pattern of a bug is clearest.
-// Crashes, hangs and sandbox failures stop at once.
 }  // namespace
 
-bool CpuEvaluation::run_workloads(bool bench) {
+bool CpuEvaluation::run_bench() {
   SharedArena& arena = *m_arena;
   RunnerSession& runner = *m_runner;
-  const auto& list = bench ? m_spec.bench_workloads : m_test_workloads;
-  struct Wrong {
-    size_t elements;
-    std::string reason;
-  };
-  std::vector<Wrong> wrong;
+  const auto& list = m_spec.bench_workloads;
+  const size_t count =
+      size_t(std::count_if(list.begin(), list.end(), [&](const core::Workload& w) { return selected(w, true); }));
+  const Stage stage = Stage::benchmark;
   size_t considered = 0;
-  auto selected = [&](const core::Workload& w) {
-    return w.runs_on("cpu") &&
-           !(bench && !m_opt.bench.empty() && std::find(m_opt.bench.begin(), m_opt.bench.end(), w.name) == m_opt.bench.end());
-  };
-  const size_t count = size_t(std::count_if(list.begin(), list.end(), selected));
-  const Stage stage = bench ? Stage::benchmark : Stage::validate;
   for (const auto& w : list) {
-    if (!selected(w)) continue;
+    if (!selected(w, true)) continue;
     ++considered;
-    if (m_progress) m_progress(workload_progress(stage, w, bench, "", 0, considered, count));
-    core::WorkloadResult& res = m_verdict.workloads.emplace_back();
-    res.name = w.name;
-    res.kind = bench ? "bench" : "test";
-    res.drawn = w.drawn;
-    res.params = w.params;
+    if (m_progress) m_progress(workload_progress(stage, w, true, "", 0, considered, count));
+    core::WorkloadResult& res = add_result(w, true);
     WorkloadHarness h(m_spec, *m_variant, *m_reference, arena, runner, w, res);
-    // Returns true when evaluation may go on with the next workload.
+    // Every failure here stops at once.
     auto record = [&](const CheckFailure& f) {
       res.correct = false;
-      if (f.status == core::Status::incorrect && !bench) {
-        wrong.push_back({output_elements(h), f.reason});
-        return true;
-      }
-      fail(f.status, f.reason);
-      return false;
+      return fail_check(f);
     };
-    if (auto f = h.prepare()) {
-      fail(f->status, f->reason);
-      return false;
-    }
-    // Test workloads: every distribution; bench workloads: the first (realistic) one.
-    size_t ndist = bench ? 1 : m_spec.distributions.size();
-    bool failed = false;
-    for (size_t d = 0; d < ndist && !failed; ++d) {
-      h.load_inputs(m_spec.distributions[d], m_seeds.next());
-      std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
-      if (!f) f = h.check_determinism(m_seeds.next());
-      if (f) {
-        if (!record(*f)) return false;
-        failed = true;
-      }
-    }
-    if (failed || !bench || !m_opt.benchmark) continue;
+    if (auto f = h.prepare()) return fail_check(*f);
+    // Bench workloads: the first (realistic) distribution.
+    h.load_inputs(m_spec.distributions[0], m_seeds.next());
+    std::optional<CheckFailure> check = h.run_and_verify(m_seeds.next());
+    if (!check) check = h.check_determinism(m_seeds.next());
+    if (check) return record(*check);
+    if (!m_opt.benchmark) continue;
     BenchmarkConfig cfg;
     cfg.budget_ms = m_opt.time_budget_ms;
     cfg.flush_bytes = m_device.llc_bytes * 2;
     cfg.command_timeout_ms = m_opt.run_timeout_ms;
     if (m_progress)
-      cfg.on_round = [&](size_t n) { m_progress(workload_progress(stage, w, bench, "", n, considered, count)); };
+      cfg.on_round = [&](size_t n) { m_progress(workload_progress(stage, w, true, "", n, considered, count)); };
     RelativeStderrCriterion criterion;
     core::TimeStats stats;
     auto fresh = [&] {
@@ -131,12 +95,7 @@ bool CpuEvaluation::run_workloads(bool bench) {
       return false;
     }
   }
-  if (wrong.empty()) return true;
-  auto worst = std::max_element(wrong.begin(), wrong.end(),
-                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
-  fail(core::Status::incorrect,
-       fmt::format("wrong on {} of {} test workloads; {}", wrong.size(), considered, worst->reason));
-  return false;
+  return true;
 }
 
 }  // namespace kwb::eval
