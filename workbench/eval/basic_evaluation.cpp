@@ -12,7 +12,7 @@ namespace kwb::eval {
 
 using util::ms_since;
 
-BasicEvaluation::BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate&& cand,
+BasicEvaluation::BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                  EvalOptions opt, ProgressFn progress, std::string backend)
     : m_spec(spec), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)),
       m_progress(std::move(progress)), m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {

@@ -42,7 +42,7 @@ class BasicEvaluation : public Evaluation {
  protected:
   // `backend` names it in the verdict (and selects the workloads that run on it); the backend
   // sets the verdict's device.
-  BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate&& cand, EvalOptions opt,
+  BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
                   ProgressFn progress, std::string backend);
 
   // The verdict decided: `s` for `reason`. Returns false, what a stage returns then.

@@ -4,16 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "analysis/analyzer.hpp"
-#include "build/compiler_facts.hpp"
-#include "eval/analysis_outcome.hpp"
-#include "eval/cuda_facts.hpp"
 #include "eval/device_lane.hpp"
 #include "eval/gpu_failure.hpp"
-#include "spec/launch_plan.hpp"
-#include "util/fs.hpp"
 #include "util/clock.hpp"
-#include "util/hash.hpp"
 
 namespace kwb::eval {
 
@@ -21,27 +14,14 @@ namespace {
 
 using util::ms_since;
 
-// "candidate.cu:3: kwb:launch: ..." -> a diagnostic at that line.
-core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) {
-  core::Diagnostic d{file, 0, 0, "error", e.message, "launch-plan"};
-  if (auto colon = e.where.rfind(':'); colon != std::string::npos && e.where.substr(0, colon) == file) {
-    try {
-      d.line = std::stoi(e.where.substr(colon + 1));
-    } catch (...) {
-    }
-  }
-  return d;
-}
-
 }  // namespace
 
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
-                               std::shared_ptr<build::NvrtcCompiler> compiler)
+                               std::shared_ptr<build::NvrtcCompiler> compiler, std::string backend)
     : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress),
-                      cand.backend == "cuda-launcher" ? "cuda-launcher" : "cuda"),
-      m_launcher(m_cand.backend == "cuda-launcher"), m_cuda(std::move(cuda)), m_device(std::move(device)),
-      m_compiler(std::move(compiler)) {
+                      std::move(backend)),
+      m_cuda(std::move(cuda)), m_device(std::move(device)), m_compiler(std::move(compiler)) {
   m_verdict.device = m_device.describe();
 }
 
@@ -67,72 +47,6 @@ void CudaEvaluation::configure_test_harness(WorkloadHarness& h) {
 
 std::string CudaEvaluation::arch() const {
   return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
-}
-
-bool CudaEvaluation::analyze() {
-  if (m_launcher) return analyze_launcher();
-  auto t = std::chrono::steady_clock::now();
-  emit(Stage::analyze, false);
-  const std::string& file = m_cand.source_name;
-  auto plan = spec::parse_launch_plan(m_cand.source, file);
-  if (!plan) {
-    m_verdict.diagnostics.push_back(plan_diagnostic(plan.error(), file));
-    return fail(core::Status::rejected, plan.error().what());
-  }
-  m_plan = std::move(*plan);
-  if (m_cand.variant.empty()) m_cand.variant = m_plan.variant;
-  if (!resolve_variant(" (or add a `// kwb:variant NAME` line)") || !draw_test_workloads()) return false;
-  if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
-    m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
-    return fail(core::Status::rejected, r.error().what());
-  }
-  m_configs = spec::tune_configs(m_plan);
-  core::LaunchLimits limits;
-  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  // Every launch of every config must be valid for every workload (drawn ones too) before
-  // anything compiles.
-  using List = const std::vector<core::Workload>*;
-  for (List list : {List(&m_test_workloads), List(&m_spec.bench_workloads)})
-    for (const auto& w : *list) {
-      if (!w.runs_on("cuda")) continue;
-      for (const auto& c : m_configs) {
-        auto dims = spec::resolve_launches(m_plan, c, w.params, file, w.name, limits);
-        util::Result<int64_t> ws = dims ? spec::resolve_workspace(m_plan, c, w.params, file, w.name, limits)
-                                        : util::Result<int64_t>(0);
-        const util::Error* e = !dims ? &dims.error() : !ws ? &ws.error() : nullptr;
-        if (e) {
-          m_verdict.diagnostics.push_back(plan_diagnostic(*e, file));
-          return fail(core::Status::rejected, e->what());
-        }
-      }
-    }
-  if (!open_spec_reference()) return false;
-  std::string analysed;
-  if (!static_analysis(analysed, t)) return false;
-  emit(Stage::analyze, true,
-       fmt::format("variant {}, {} launch(es), {} config(s), {}", m_variant->name, m_plan.launches.size(),
-                   m_configs.size(), analysed));
-  return true;
-}
-
-bool CudaEvaluation::static_analysis(std::string& summary, std::chrono::steady_clock::time_point stage_start) {
-  // docs/analysis.md: the kernels are checked against the bound launch plan, with the first
-  // config's -D flags (then the candidate's, as NVRTC gets them). An error finding rejects the
-  // candidate before anything compiles (a clang parse error is a compile_error). Where analysis
-  // is unavailable (no libclang, worker or CUDA headers), the candidate goes on with a note: a
-  // `cuda` candidate is device code only, run in the sandboxed runner, whose host side is trusted.
-  std::vector<std::string> flags = m_configs.empty() ? std::vector<std::string>{}
-                                                      : spec::config_defines(m_configs.front());
-  flags.insert(flags.end(), m_cand.flags.begin(), m_cand.flags.end());
-  analysis::Request request{m_spec, *m_variant, "cuda", m_cand.source, m_cand.source_name, {}, std::move(flags)};
-  request.launches = analysis::launches_of(m_plan);
-  auto outcome = analyze_source(std::move(request),
-                                "cuda candidates are allowed without it: their code runs only on the device, in "
-                                "the sandboxed runner",
-                                stage_start);
-  summary = outcome.summary;
-  if (outcome.failed) return fail(*outcome.failed, outcome.reason);
-  return true;
 }
 
 std::shared_ptr<build::NvrtcCompiler> CudaEvaluation::nvrtc() {
@@ -187,83 +101,8 @@ void CudaEvaluation::bind_like(const Evaluation& other) {
 bool CudaEvaluation::compile() {
   // The GPU reference's sandbox and driver start while the compiles run (once the GPU is known).
   if (wants_gpu_reference() && !m_device.any_of_class) start_reference_session();
-  bool ok = m_launcher ? compile_launcher() : compile_candidate();
+  bool ok = compile_candidate();
   return ok && (!wants_gpu_reference() || compile_gpu_reference());
-}
-
-bool CudaEvaluation::compile_candidate() {
-  auto t = std::chrono::steady_clock::now();
-  emit(Stage::compile, false);
-  nvrtc();
-  std::vector<build::CudaCompileRequest> reqs;
-  for (const auto& c : m_configs)
-    reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
-  auto results = m_compiler->compile_all(reqs);
-  record_toolchain(m_compiler->identity());
-  m_verdict.summary.stage_ms["compile"] = ms_since(t);
-  if (!results) return fail(core::Status::error, results.error().what());
-  double nvrtc_ms = 0;
-  int cached = 0;
-  for (size_t i = 0; i < results->size(); ++i) {
-    auto& r = (*results)[i];
-    nvrtc_ms = std::max(nvrtc_ms, r.wall_ms);
-    cached += r.cached;
-    std::string label = m_configs.size() > 1 ? m_configs[i].label() + ": " : "";
-    if (!r.ok) {
-      if (r.internal) return fail(core::Status::error, label + r.reason);
-      m_verdict.diagnostics = r.diagnostics;
-      return fail_build(r.timed_out, label + r.reason);
-    }
-    if (i == 0)
-      for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
-    add_compiler_facts(i, r);
-    m_ptx_data.push_back(std::move(r.ptx));
-    m_cubin_data.push_back(std::move(r.cubin));
-    m_l2_policy.push_back(r.l2_policy);
-  }
-  for (size_t i = 0; i < m_l2_policy.size(); ++i)
-    if (!m_l2_policy[i].empty()) {
-      m_verdict.diagnostics.push_back(core::Diagnostic{
-          m_cand.source_name, 0, 0, "note",
-          "the code sets L2 eviction policies (PTX `" + m_l2_policy[i] +
-              "`): lines it marks evict_last could stay in L2 across the flush between timed samples, so each of "
-              "its samples waits for the device and resets persisting L2 lines first (docs/cuda.md, \"Persisting "
-              "L2 lines\")",
-          "l2-cache-policy"});
-      break;
-    }
-  add_sass();
-  m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
-  m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"
-                                    : cached == int(results->size())         ? "hit"
-                                                                             : "miss";
-  emit(Stage::compile, true,
-       fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
-                   ms_since(t)));
-  return true;
-}
-
-void CudaEvaluation::add_compiler_facts(size_t c, const build::CudaCompileResult& r) {
-  std::vector<std::string> kernels;
-  for (const auto& l : m_plan.launches) kernels.push_back(l.kernel);
-  auto facts = build::config_facts(m_configs[c].label(), arch(), r.log, r.ptx, kernels);
-  facts.ptx_sha256 = util::sha256_hex(r.ptx);
-  facts.cubin_sha256 = util::sha256_hex(r.cubin);
-  core::LaunchLimits limits;
-  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  add_occupancy(facts, m_plan, m_configs[c], m_spec.bench_workloads, m_cand.source_name, limits);
-  m_verdict.compiler_facts.push_back(std::move(facts));
-}
-
-std::vector<Artifact> CudaEvaluation::artifacts() const {
-  std::vector<Artifact> out;
-  if (m_launcher) return out;
-  for (size_t c = 0; c < m_cubin_data.size() && c < m_ptx_data.size(); ++c) {
-    out.push_back({"ptx", m_configs[c].label(), m_ptx_data[c]});
-    out.push_back({"cubin", m_configs[c].label(), m_cubin_data[c]});
-    if (c < m_sass_data.size() && !m_sass_data[c].empty()) out.push_back({"sass", m_configs[c].label(), m_sass_data[c]});
-  }
-  return out;
 }
 
 bool CudaEvaluation::validate() {
@@ -318,7 +157,7 @@ void CudaEvaluation::configure_timing(TimingSubjectConfig& cfg) {
   // Only a launcher's host code runs in its runner between commands; a cuda-form runner runs
   // nothing of the candidate's outside a command, so freezing it (a walk of /proc each time) for
   // every block of the other side guards nothing (timing_subject.hpp).
-  cfg.freeze = m_launcher;
+  cfg.freeze = host_code_in_runner();
   // The config that won the workload in the benchmark stage, with its launch dimensions.
   cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {
     // The config that won the workload here, else the one its tuning records name, else the first.

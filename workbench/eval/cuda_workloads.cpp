@@ -7,12 +7,8 @@
 
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
-#include "eval/cuda_facts.hpp"
-#include "eval/gpu_failure.hpp"
-#include "eval/plan_commands.hpp"
 #include "eval/roofline_position.hpp"
 #include "spec/expr.hpp"
-#include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::eval {
@@ -65,10 +61,7 @@ bool CudaEvaluation::start_runner() {
   m_arena = &*m_session->arena;
   m_runner = m_session->runner.get();
   m_runner->reset_busy();  // stage_ms.runner counts this evaluation's commands, not the start-up's
-  // Launchers keep CUDA events: their check for work left on other streams times a context
-  // synchronisation, which CUPTI's own record processing stretched past its limit on the H200
-  // (docs/cuda.md "Timing").
-  if (m_cuda.clock == "cupti" && !m_launcher) {
+  if (m_cuda.clock == "cupti" && may_time_with_cupti()) {
     auto c = m_runner->command({{"op", "clock"}, {"kind", "cupti"}}, m_opt.run_timeout_ms, "choosing the clock");
     if (c && c->value("clock", "") == "cupti") {
       m_verdict.device += " [clock: cupti]";  // part of the tuning records' identity
@@ -80,7 +73,7 @@ bool CudaEvaluation::start_runner() {
     }
   }
   for (size_t i = 0; i < m_cubin_data.size(); ++i) {  // the session's job folder is /job in its sandbox
-    std::string name = m_launcher ? std::string("candidate.so") : fmt::format("config-{}.cubin", i);
+    std::string name = module_file(i);
     if (auto w = util::write_file_atomic(m_session->job / name, m_cubin_data[i]); !w)
       return fail(core::Status::error, w.error().what());
     m_cubins.push_back("/job/" + name);
@@ -90,39 +83,8 @@ bool CudaEvaluation::start_runner() {
 
 bool CudaEvaluation::use_config(size_t c) {
   if (m_loaded == c) return true;
-  if (m_launcher) {
-    auto r = m_runner->command({{"op", "load"}, {"so", m_cubins[c]}, {"entry", m_variant->entry}},
-                               m_opt.run_timeout_ms, "loading the candidate");
-    if (!r) return fail_check({r.error().status, r.error().reason});
-    m_loaded = c;
-    return true;
-  }
-  const bool strict_l2 = c < m_l2_policy.size() && !m_l2_policy[c].empty();
-  auto r = m_runner->command(load_module_command(m_plan, m_cubins[c], strict_l2), m_opt.run_timeout_ms,
-                             "loading the module");
-  if (!r) {
-    auto f = classify_gpu_failure(r.error().status, r.error().reason);
-    return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);
-  }
-  if (c < m_verdict.compiler_facts.size() && !m_verdict.compiler_facts[c].kernels.empty() &&
-      !m_verdict.compiler_facts[c].kernels.front().runner)
-    if (auto why = add_runner_attributes(m_verdict.compiler_facts[c], m_plan, *r); !why.empty())
-      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
-                                                       "compiler facts without the driver's view: " + why,
-                                                       "compiler-facts"});
+  if (!load_config(c, m_cubins[c])) return false;
   m_loaded = c;
-  return true;
-}
-
-bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
-  if (m_launcher) return true;  // the candidate's host code picks its own launches
-  core::LaunchLimits limits;
-  if (m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  auto dims = dims_command(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
-  if (!dims) return fail(core::Status::rejected, dims.error().what());
-  auto r = m_runner->command(*dims, m_opt.run_timeout_ms, "setting the launch dimensions");
-  if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
-  if (c < m_verdict.compiler_facts.size()) add_runner_occupancy(m_verdict.compiler_facts[c], m_plan, *dims, *r);
   return true;
 }
 

@@ -1,8 +1,5 @@
-// The `cuda-launcher` form in CudaEvaluation (docs/cuda.md): an extern "C" host entry taking the
-// tensors' device pointers, the int64 params and a cudaStream_t, built by nvcc into a shared
-// object in the compile sandbox, then run by kwb-gpu-runner in the run sandbox exactly like a
-// `cuda` plan with one config (same arena, harness, poisoning, guards, timing loop), plus the
-// runner's check that no work was left outside the given stream.
+// CudaLauncherEvaluation (cuda_launcher_evaluation.hpp): the cuda-launcher form's analyze and
+// compile stages, and the runner's load of its shared object.
 #include <chrono>
 #include <system_error>
 
@@ -12,7 +9,7 @@
 #include "build/compiler_facts.hpp"
 #include "build/nvcc_toolchain.hpp"
 #include "eval/analysis_outcome.hpp"
-#include "eval/cuda_evaluation.hpp"
+#include "eval/cuda_launcher_evaluation.hpp"
 #include "util/fs.hpp"
 #include "util/clock.hpp"
 
@@ -24,7 +21,13 @@ using util::ms_since;
 
 }  // namespace
 
-bool CudaEvaluation::analyze_launcher() {
+CudaLauncherEvaluation::CudaLauncherEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
+                                               EvalOptions opt, CudaOptions cuda, CudaDevice device,
+                                               ProgressFn progress, std::shared_ptr<build::NvrtcCompiler> compiler)
+    : CudaEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(cuda), std::move(device),
+                     std::move(progress), std::move(compiler), "cuda-launcher") {}
+
+bool CudaLauncherEvaluation::analyze() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::analyze, false);
   if (!resolve_variant() || !draw_test_workloads()) return false;
@@ -43,7 +46,7 @@ bool CudaEvaluation::analyze_launcher() {
   return true;
 }
 
-bool CudaEvaluation::compile_launcher() {
+bool CudaLauncherEvaluation::compile_candidate() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::compile, false);
   auto nvcc = build::NvccToolchain::detect(m_cuda.nvcc);
@@ -74,6 +77,19 @@ bool CudaEvaluation::compile_launcher() {
   m_verdict.summary.compile_cache = compile_cache_state(compiled->cache_hit);
   emit(Stage::compile, true,
        fmt::format("{}, {:.0f} ms{}", nvcc->identity(), ms_since(t), compiled->cache_hit ? " (cache hit)" : ""));
+  return true;
+}
+
+std::string CudaLauncherEvaluation::module_file(size_t c) const {
+  (void)c;  // one config
+  return "candidate.so";
+}
+
+bool CudaLauncherEvaluation::load_config(size_t c, const std::string& module) {
+  (void)c;  // one config
+  auto r = m_runner->command({{"op", "load"}, {"so", module}, {"entry", m_variant->entry}},
+                             m_opt.run_timeout_ms, "loading the candidate");
+  if (!r) return fail_check({r.error().status, r.error().reason});
   return true;
 }
 
