@@ -8,7 +8,6 @@
 #include "eval/cpu_evaluation.hpp"
 #include "eval/harness.hpp"
 #include "eval/roofline_position.hpp"
-#include "spec/expr.hpp"
 
 namespace kwb::eval {
 
@@ -20,17 +19,6 @@ namespace {
 // keeps an honest kernel safe when the calibration ran on a busy machine.
 constexpr double k_floor_bandwidth_factor = 4.0;
 constexpr double k_floor_min_bandwidth = 200e9;  // bytes per second
-
-core::RooflineResult roofline(const core::Variant& variant, const CpuDevice& device, const core::Workload& w,
-                              double median_ns) {
-  core::RooflineResult r;
-  spec::Env env(w.params.begin(), w.params.end());
-  if (auto b = spec::evaluate(variant.roofline.bytes, env)) r.bytes = double(*b);
-  if (auto f = spec::evaluate(variant.roofline.flops, env)) r.flops = double(*f);
-  if (median_ns > 0 && device.copy_bytes_per_s > 0)
-    r.pct_bw = r.bytes / (median_ns * 1e-9) / device.copy_bytes_per_s * 100.0;
-  return r;
-}
 
 }  // namespace
 
@@ -79,7 +67,7 @@ bool CpuEvaluation::run_bench() {
     if (auto s = runner.command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading timing statistics"))
       stats.discarded = s->value("discarded", 0);
     res.time = stats;
-    res.roofline = roofline(*m_variant, m_device, w, stats.median_ns);
+    res.roofline = workload_roofline(*m_variant, w, stats.median_ns, m_device.copy_bytes_per_s);
     // The CPU calibration measures one thread's copy bandwidth only: the memory roof is the one there is.
     res.feedback = roofline_feedback("default", *res.roofline, stats.median_ns, {{"calibrated", m_device.copy_bytes_per_s, 0}});
     const double floor_bw = std::max(m_device.copy_bytes_per_s * k_floor_bandwidth_factor, k_floor_min_bandwidth);

@@ -8,7 +8,6 @@
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "eval/roofline_position.hpp"
-#include "spec/expr.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::eval {
@@ -174,13 +173,9 @@ bool CudaEvaluation::run_bench() {
     res.time = *best;
     m_best_config[w.name] = best_config;
     for (const auto& [k, v] : m_configs[best_config].values) res.params[k] = v;  // the config that gave this time
-    core::RooflineResult r;
-    spec::Env env(w.params.begin(), w.params.end());
-    if (auto b = spec::evaluate(m_variant->roofline.bytes, env)) r.bytes = double(*b);
-    if (auto fl = spec::evaluate(m_variant->roofline.flops, env)) r.flops = double(*fl);
+    core::RooflineResult r = workload_roofline(*m_variant, w, best->median_ns, m_device.copy_bytes_per_s);
     double s = best->median_ns * 1e-9;
     double flops_peak = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.fma_flops_per_s;
-    if (s > 0 && m_device.copy_bytes_per_s > 0) r.pct_bw = r.bytes / s / m_device.copy_bytes_per_s * 100.0;
     if (s > 0 && flops_peak > 0 && r.flops > 0) r.pct_flops = r.flops / s / flops_peak * 100.0;
     const double sheet_flops = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.sheet_f32_flops;
     if (s > 0 && m_device.sheet_bytes_per_s > 0) r.pct_bw_sheet = r.bytes / s / m_device.sheet_bytes_per_s * 100.0;
