@@ -28,7 +28,6 @@ endforeach()
 set_source_files_properties(
   app/spec_add_command.cpp        # usage()
   app/status_command.cpp          # text()
-  eval/workload_loop.cpp          # output_elements()
   spec/shape_draw.cpp             # where_of()
   analysis/check_launcher.cpp     # table(), Why
   library/spec_intake.cpp         # Code

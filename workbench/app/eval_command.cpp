@@ -113,7 +113,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
     auto device = eval::cuda_device(*db, **session);
     if (!device) return usage_error(device.error().what());
     gpu = CudaBackend{cuda, *device};
-    auto cuda_eval = std::make_unique<eval::CudaEvaluation>(*spec, references_for(opt), cand, opt, cuda, *device);
+    auto cuda_eval = eval::make_cuda_evaluation(*spec, references_for(opt), cand, opt, cuda, *device);
     if (device->present) cuda_eval->adopt_session(std::move(*session));
     else session->reset();
     evaluation = std::move(cuda_eval);

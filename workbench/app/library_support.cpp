@@ -144,8 +144,8 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
       return std::unique_ptr<eval::Evaluation>(
           new eval::CpuEvaluation(*spec, references, std::move(cand), opt, cpu, std::move(progress)));
     if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
-      auto e = std::make_unique<eval::CudaEvaluation>(*spec, references, std::move(cand), opt,
-                                                      cuda.options, cuda.device, std::move(progress));
+      auto e = eval::make_cuda_evaluation(*spec, references, std::move(cand), opt, cuda.options, cuda.device,
+                                          std::move(progress));
       if (cuda.sessions && cuda.device.present && !cuda.device.any_of_class)
         if (auto s = cuda.sessions->take()) e->adopt_session(std::move(s));
       return std::unique_ptr<eval::Evaluation>(std::move(e));

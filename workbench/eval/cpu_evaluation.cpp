@@ -1,12 +1,11 @@
 #include "eval/cpu_evaluation.hpp"
 
-#include "eval/analysis_outcome.hpp"
-
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
-#include "util/fs.hpp"
+#include "eval/analysis_outcome.hpp"
 #include "util/clock.hpp"
+#include "util/fs.hpp"
 
 namespace kwb::eval {
 
@@ -16,38 +15,15 @@ using util::ms_since;
 
 }  // namespace
 
-util::Result<const core::Variant*> choose_variant(const core::Spec& spec, const core::Candidate& cand) {
-  std::string names;
-  for (const auto& v : spec.variants) names += (names.empty() ? "" : ", ") + v.name;
-  if (!cand.variant.empty()) {
-    if (auto* v = spec.find_variant(cand.variant)) return v;
-    return util::fail("variant", "op " + spec.op + " has no variant '" + cand.variant + "' (variants: " + names + ")");
-  }
-  if (spec.variants.size() == 1) return &spec.variants[0];
-  const core::Variant* found = nullptr;
-  for (const auto& v : spec.variants)
-    if (cand.source.find(v.entry) != std::string::npos) {
-      if (found) return util::fail("variant", "the source mentions several entry points; pass --variant (" + names + ")");
-      found = &v;
-    }
-  if (!found) return util::fail("variant", "cannot tell which variant the source implements; pass --variant (" + names + ")");
-  return found;
-}
-
 CpuEvaluation::CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                              EvalOptions opt, CpuDevice device, ProgressFn progress)
-    : m_spec(spec), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)),
-      m_device(std::move(device)), m_progress(std::move(progress)), m_seeds(m_opt.seed),
-      m_start(std::chrono::steady_clock::now()) {
-  m_verdict.candidate = m_cand.id;
-  m_verdict.op = spec.op;
-  m_verdict.spec_version = spec.version;
-  m_verdict.backend = "cpu";
+    : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress), "cpu"),
+      m_device(std::move(device)) {
   m_verdict.device = m_device.name + ", " + std::to_string(m_opt.threads) + " thread" + (m_opt.threads == 1 ? "" : "s");
 }
 
 CpuEvaluation::~CpuEvaluation() {
-  m_runner.reset();
+  m_own_runner.reset();
   std::error_code ec;
   if (!m_job.empty() && !m_opt.keep_job) std::filesystem::remove_all(m_job, ec);
 }
@@ -55,18 +31,7 @@ CpuEvaluation::~CpuEvaluation() {
 void CpuEvaluation::cancel() {
   std::lock_guard lock(m_runner_mutex);
   m_cancelled = true;
-  if (m_runner) m_runner->kill();
-}
-
-void CpuEvaluation::emit(Stage s, bool finished, std::string detail) {
-  if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
-}
-
-bool CpuEvaluation::fail(core::Status s, std::string reason) {
-  m_verdict.status = s;
-  m_verdict.reason = std::move(reason);
-  m_decided = true;
-  return false;
+  if (m_own_runner) m_own_runner->kill();
 }
 
 bool CpuEvaluation::analyze() {
@@ -75,27 +40,9 @@ bool CpuEvaluation::analyze() {
   // absent, CPU candidates go on with a note (they still run only in the sandbox).
   auto t = std::chrono::steady_clock::now();
   emit(Stage::analyze, false);
-  auto variant = choose_variant(m_spec, m_cand);
-  if (!variant) return fail(core::Status::rejected, variant.error().what());
-  m_variant = *variant;
-  m_verdict.variant = m_variant->name;
-  if (auto tests = evaluation_test_workloads(m_spec, m_seeds); !tests)
-    return fail(core::Status::error, tests.error().what());
-  else
-    m_test_workloads = std::move(*tests);
-  auto ref_start = std::chrono::steady_clock::now();
-  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
-    return fail(core::Status::error, ref.error().what());
-  else
-    m_reference = *ref;
-  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
-  analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
-  analysis::Request request{m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags};
-  request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
-  auto report = analysis::analyze(request);
-  m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
-                               "cpu candidates are allowed without it: they run only in the sandbox");
+  if (!resolve_variant() || !draw_test_workloads() || !open_spec_reference()) return false;
+  auto outcome = analyze_source({m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags},
+                                "cpu candidates are allowed without it: they run only in the sandbox", t);
   if (outcome.failed) return fail(*outcome.failed, outcome.reason);
   emit(Stage::analyze, true, fmt::format("variant {}, {}", m_variant->name, outcome.summary));
   return true;
@@ -107,9 +54,7 @@ bool CpuEvaluation::compile() {
   auto toolchain = build::CpuToolchain::detect(m_opt.cxx);
   if (!toolchain) return fail(core::Status::error, toolchain.error().what());
   m_toolchain = *toolchain;
-  m_verdict.toolchain = m_toolchain->identity();
-  for (const auto& f : m_toolchain->base_flags()) m_verdict.toolchain += " " + f;
-  for (const auto& f : m_cand.flags) m_verdict.toolchain += " " + f;
+  record_toolchain(m_toolchain->identity(), m_toolchain->base_flags());
   auto job = util::make_unique_dir(m_opt.workspace / "jobs", "job-");
   if (!job) return fail(core::Status::error, job.error().what());
   m_job = *job;
@@ -122,10 +67,9 @@ bool CpuEvaluation::compile() {
   if (!compiled) return fail(core::Status::error, compiled.error().what());
   m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), compiled->diagnostics.begin(), compiled->diagnostics.end());
   m_verdict.diagnostics.insert(m_verdict.diagnostics.end(), compiled->remarks.begin(), compiled->remarks.end());
-  if (!compiled->ok)
-    return fail(compiled->timed_out ? core::Status::time_limit : core::Status::compile_error, compiled->reason);
+  if (!compiled->ok) return fail_build(compiled->timed_out, compiled->reason);
   m_object = compiled->object_inside;
-  m_verdict.summary.compile_cache = !m_opt.compile_cache ? "off" : compiled->cache_hit ? "hit" : "miss";
+  m_verdict.summary.compile_cache = compile_cache_state(compiled->cache_hit);
   emit(Stage::compile, true,
        fmt::format("{}, {:.0f} ms{}", m_toolchain->identity(), ms_since(t), compiled->cache_hit ? " (cache hit)" : ""));
   return true;
@@ -134,7 +78,8 @@ bool CpuEvaluation::compile() {
 bool CpuEvaluation::start_runner() {
   auto arena = SharedArena::create();
   if (!arena) return fail(core::Status::error, arena.error().what());
-  m_arena.emplace(std::move(*arena));
+  m_own_arena.emplace(std::move(*arena));
+  m_arena = &*m_own_arena;
   RunnerConfig cfg{m_opt.runner, m_opt.bwrap, m_job, m_opt.threads, m_opt.run_timeout_ms, m_opt.run_memory_bytes};
   // The session may also be timed against the incumbent in the decide stage (at least
   // min_blocks block pairs per bench workload): the run profile's 30 s of CPU stopped slow
@@ -146,7 +91,8 @@ bool CpuEvaluation::start_runner() {
   m_verdict.summary.stage_ms["runner_start"] = ms_since(t);  // the sandbox's share, reported apart
   {
     std::lock_guard lock(m_runner_mutex);
-    m_runner = std::move(*runner);
+    m_own_runner = std::move(*runner);
+    m_runner = m_own_runner.get();
     if (m_cancelled) m_runner->kill();
   }
   if (auto r = m_runner->load(m_object, m_variant->entry); !r) return fail(r.error().status, r.error().reason);
@@ -156,7 +102,7 @@ bool CpuEvaluation::start_runner() {
 bool CpuEvaluation::validate() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::validate, false);
-  bool ok = start_runner() && run_workloads(false);
+  bool ok = start_runner() && run_tests();
   m_verdict.summary.stage_ms["validate"] = ms_since(t);
   if (ok) emit(Stage::validate, true);
   return ok;
@@ -166,63 +112,29 @@ bool CpuEvaluation::benchmark() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::benchmark, false);
   // The runner stays open: the decide stage may time it against the incumbent (timing_subject()).
-  bool ok = run_workloads(true);
+  bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
   if (ok) emit(Stage::benchmark, true);
   return ok;
 }
 
-bool CpuEvaluation::decide() {
+void CpuEvaluation::add_decide_notes() {
   // Comparison with the incumbent's tuning records arrives with the library issue.
-  int tests = 0, drawn = 0, checks = 0;
-  const core::WorkloadResult* slowest = nullptr;
-  for (const auto& w : m_verdict.workloads) {
-    checks += w.checks;
-    if (w.kind == "test") ++(w.drawn ? drawn : tests);
-    if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
-  }
-  if (m_opt.benchmark) {
-    m_verdict.summary.machine = m_watch.state(0);
-    if (m_verdict.summary.machine->busy)
-      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "warning",
-                                                       "busy machine during timing (" +
-                                                           m_verdict.summary.machine->detail +
-                                                           "): figures may be noisy; decisions widen their intervals",
-                                                       "machine-busy"});
-  }
-  m_verdict.status = core::Status::accepted;
-  m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs)", tests,
-                                 drawn ? fmt::format(", {} drawn", drawn) : "",
-                                 m_verdict.workloads.size() - size_t(tests + drawn), checks);
-  if (slowest && slowest->roofline && slowest->roofline->pct_bw)
-    m_verdict.reason += fmt::format("; {}: median {:.3f} ms, {:.0f}% of calibrated bandwidth", slowest->name,
-                                    slowest->time->median_ns / 1e6, *slowest->roofline->pct_bw);
-  m_decided = true;
-  return true;
+  if (!m_opt.benchmark) return;
+  m_verdict.summary.machine = m_watch.state(0);
+  if (m_verdict.summary.machine->busy)
+    m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "warning",
+                                                     "busy machine during timing (" +
+                                                         m_verdict.summary.machine->detail +
+                                                         "): figures may be noisy; decisions widen their intervals",
+                                                     "machine-busy"});
 }
 
-std::unique_ptr<TimingSubject> CpuEvaluation::timing_subject(const std::string& who) {
-  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
-  TimingSubjectConfig cfg;
-  cfg.who = who;
+std::string CpuEvaluation::median_text(double median_ns) const { return fmt::format("{:.3f} ms", median_ns / 1e6); }
+
+void CpuEvaluation::configure_timing(TimingSubjectConfig& cfg) {
   cfg.flush_bytes = m_device.llc_bytes * 2;
-  cfg.timeout_ms = m_opt.run_timeout_ms;
   cfg.freeze = false;  // the trusted CPU timing charges the runner's CPU between commands (timing_subject.hpp)
-  return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
-}
-
-void CpuEvaluation::report(const StageEvent& e) {
-  if (m_progress) m_progress(e);
-}
-
-core::Verdict CpuEvaluation::verdict() {
-  core::Verdict v = m_verdict;
-  if (!m_decided) {
-    v.status = core::Status::error;
-    v.reason = "evaluation did not finish";
-  }
-  v.summary.wall_ms = ms_since(m_start);
-  return v;
 }
 
 }  // namespace kwb::eval

@@ -4,17 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "analysis/analyzer.hpp"
-#include "build/compiler_facts.hpp"
-#include "eval/analysis_outcome.hpp"
-#include "eval/cuda_facts.hpp"
-#include "eval/cpu_evaluation.hpp"
 #include "eval/device_lane.hpp"
-#include "eval/test_workloads.hpp"
-#include "spec/launch_plan.hpp"
-#include "util/fs.hpp"
+#include "eval/gpu_failure.hpp"
 #include "util/clock.hpp"
-#include "util/hash.hpp"
 
 namespace kwb::eval {
 
@@ -22,46 +14,14 @@ namespace {
 
 using util::ms_since;
 
-// "candidate.cu:3: kwb:launch: ..." -> a diagnostic at that line.
-core::Diagnostic plan_diagnostic(const util::Error& e, const std::string& file) {
-  core::Diagnostic d{file, 0, 0, "error", e.message, "launch-plan"};
-  if (auto colon = e.where.rfind(':'); colon != std::string::npos && e.where.substr(0, colon) == file) {
-    try {
-      d.line = std::stoi(e.where.substr(colon + 1));
-    } catch (...) {
-    }
-  }
-  return d;
-}
-
 }  // namespace
-
-CheckFailure classify_gpu_failure(core::Status status, const std::string& reason) {
-  struct Tag {
-    const char* text;
-    core::Status status;
-  };
-  static constexpr Tag k_tags[] = {{"[no_device] ", core::Status::no_device},
-                                   {"[launch] ", core::Status::rejected},
-                                   {"[fault] ", core::Status::crashed},
-                                   {"[stream] ", core::Status::rejected}};
-  if (status == core::Status::error)
-    for (const auto& t : k_tags)
-      if (auto at = reason.find(t.text); at != std::string::npos)
-        return {t.status, reason.substr(0, at) + reason.substr(at + std::string_view(t.text).size())};
-  return {status, reason};
-}
 
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
-                               std::shared_ptr<build::NvrtcCompiler> compiler)
-    : m_spec(spec), m_launcher(cand.backend == "cuda-launcher"), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)), m_cuda(std::move(cuda)),
-      m_device(std::move(device)), m_progress(std::move(progress)), m_compiler(std::move(compiler)),
-      m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
-  m_verdict.candidate = m_cand.id;
-  m_verdict.op = spec.op;
-  m_verdict.spec_version = spec.version;
-  m_verdict.backend = m_launcher ? "cuda-launcher" : "cuda";
+                               std::shared_ptr<build::NvrtcCompiler> compiler, std::string backend)
+    : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress),
+                      std::move(backend)),
+      m_cuda(std::move(cuda)), m_device(std::move(device)), m_compiler(std::move(compiler)) {
   m_verdict.device = m_device.describe();
 }
 
@@ -74,111 +34,19 @@ CudaEvaluation::~CudaEvaluation() {
   }
 }
 
-void CudaEvaluation::emit(Stage s, bool finished, std::string detail) {
-  if (m_progress) m_progress(StageEvent{s, finished, std::move(detail)});
+CheckFailure CudaEvaluation::classify(const CheckFailure& f) const { return classify_gpu_failure(f.status, f.reason); }
+
+std::string CudaEvaluation::config_label(size_t c) const {
+  return m_configs.size() > 1 ? m_configs[c].label() : "";
 }
 
-bool CudaEvaluation::fail(core::Status s, std::string reason) {
-  m_verdict.status = s;
-  m_verdict.reason = std::move(reason);
-  m_decided = true;
-  return false;
-}
-
-bool CudaEvaluation::fail_check(const CheckFailure& f) {
-  auto c = classify_gpu_failure(f.status, f.reason);
-  return fail(c.status, c.reason);
+void CudaEvaluation::configure_test_harness(WorkloadHarness& h) {
+  h.overlap_reference(true);  // the reference runs while the GPU does
+  h.account_to(&m_trusted);
 }
 
 std::string CudaEvaluation::arch() const {
   return !m_cuda.gpu_arch.empty() ? m_cuda.gpu_arch : m_device.arch();
-}
-
-bool CudaEvaluation::draw_test_workloads() {
-  auto tests = evaluation_test_workloads(m_spec, m_seeds);
-  if (!tests) return fail(core::Status::error, tests.error().what());
-  m_test_workloads = std::move(*tests);
-  return true;
-}
-
-bool CudaEvaluation::analyze() {
-  if (m_launcher) return analyze_launcher();
-  auto t = std::chrono::steady_clock::now();
-  emit(Stage::analyze, false);
-  const std::string& file = m_cand.source_name;
-  auto plan = spec::parse_launch_plan(m_cand.source, file);
-  if (!plan) {
-    m_verdict.diagnostics.push_back(plan_diagnostic(plan.error(), file));
-    return fail(core::Status::rejected, plan.error().what());
-  }
-  m_plan = std::move(*plan);
-  if (m_cand.variant.empty()) m_cand.variant = m_plan.variant;
-  auto variant = choose_variant(m_spec, m_cand);
-  if (!variant)
-    return fail(core::Status::rejected, variant.error().what() + " (or add a `// kwb:variant NAME` line)");
-  m_variant = *variant;
-  m_verdict.variant = m_variant->name;
-  if (!draw_test_workloads()) return false;
-  if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
-    m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
-    return fail(core::Status::rejected, r.error().what());
-  }
-  m_configs = spec::tune_configs(m_plan);
-  core::LaunchLimits limits;
-  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  // Every launch of every config must be valid for every workload (drawn ones too) before
-  // anything compiles.
-  using List = const std::vector<core::Workload>*;
-  for (List list : {List(&m_test_workloads), List(&m_spec.bench_workloads)})
-    for (const auto& w : *list) {
-      if (!w.runs_on("cuda")) continue;
-      for (const auto& c : m_configs) {
-        auto dims = spec::resolve_launches(m_plan, c, w.params, file, w.name, limits);
-        util::Result<int64_t> ws = dims ? spec::resolve_workspace(m_plan, c, w.params, file, w.name, limits)
-                                        : util::Result<int64_t>(0);
-        const util::Error* e = !dims ? &dims.error() : !ws ? &ws.error() : nullptr;
-        if (e) {
-          m_verdict.diagnostics.push_back(plan_diagnostic(*e, file));
-          return fail(core::Status::rejected, e->what());
-        }
-      }
-    }
-  auto ref_start = std::chrono::steady_clock::now();
-  if (auto ref = open_reference(m_open_reference, m_spec); !ref)
-    return fail(core::Status::error, ref.error().what());
-  else
-    m_reference = *ref;
-  m_verdict.summary.stage_ms["reference_open"] = ms_since(ref_start);  // its build (or cache hit) and process start
-  std::string analysed;
-  bool ok = static_analysis(analysed);
-  m_verdict.summary.stage_ms["analyze"] = ms_since(t);
-  if (!ok) return false;
-  emit(Stage::analyze, true,
-       fmt::format("variant {}, {} launch(es), {} config(s), {}", m_variant->name, m_plan.launches.size(),
-                   m_configs.size(), analysed));
-  return true;
-}
-
-bool CudaEvaluation::static_analysis(std::string& summary) {
-  // docs/analysis.md: the kernels are checked against the bound launch plan, with the first
-  // config's -D flags (then the candidate's, as NVRTC gets them). An error finding rejects the
-  // candidate before anything compiles (a clang parse error is a compile_error). Where analysis
-  // is unavailable (no libclang, worker or CUDA headers), the candidate goes on with a note: a
-  // `cuda` candidate is device code only, run in the sandboxed runner, whose host side is trusted.
-  analysis::set_cache_dir(m_opt.workspace / "cache" / "analysis");
-  std::vector<std::string> flags = m_configs.empty() ? std::vector<std::string>{}
-                                                      : spec::config_defines(m_configs.front());
-  flags.insert(flags.end(), m_cand.flags.begin(), m_cand.flags.end());
-  analysis::Request request{m_spec, *m_variant, "cuda", m_cand.source, m_cand.source_name, {}, std::move(flags)};
-  request.launches = analysis::launches_of(m_plan);
-  request.timeout_ms = m_opt.compile_timeout_ms;  // the parse gets as long as the compile would
-  auto report = analysis::analyze(request);
-  auto outcome = fold_analysis(report, m_verdict, m_cand.source_name,
-                               "cuda candidates are allowed without it: their code runs only on the device, in "
-                               "the sandboxed runner");
-  summary = outcome.summary;
-  if (outcome.failed) return fail(*outcome.failed, outcome.reason);
-  return true;
 }
 
 std::shared_ptr<build::NvrtcCompiler> CudaEvaluation::nvrtc() {
@@ -233,84 +101,8 @@ void CudaEvaluation::bind_like(const Evaluation& other) {
 bool CudaEvaluation::compile() {
   // The GPU reference's sandbox and driver start while the compiles run (once the GPU is known).
   if (wants_gpu_reference() && !m_device.any_of_class) start_reference_session();
-  bool ok = m_launcher ? compile_launcher() : compile_candidate();
+  bool ok = compile_candidate();
   return ok && (!wants_gpu_reference() || compile_gpu_reference());
-}
-
-bool CudaEvaluation::compile_candidate() {
-  auto t = std::chrono::steady_clock::now();
-  emit(Stage::compile, false);
-  nvrtc();
-  std::vector<build::CudaCompileRequest> reqs;
-  for (const auto& c : m_configs)
-    reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
-  auto results = m_compiler->compile_all(reqs);
-  m_verdict.toolchain = m_compiler->identity();
-  for (const auto& f : m_cand.flags) m_verdict.toolchain += " " + f;
-  m_verdict.summary.stage_ms["compile"] = ms_since(t);
-  if (!results) return fail(core::Status::error, results.error().what());
-  double nvrtc_ms = 0;
-  int cached = 0;
-  for (size_t i = 0; i < results->size(); ++i) {
-    auto& r = (*results)[i];
-    nvrtc_ms = std::max(nvrtc_ms, r.wall_ms);
-    cached += r.cached;
-    std::string label = m_configs.size() > 1 ? m_configs[i].label() + ": " : "";
-    if (!r.ok) {
-      if (r.internal) return fail(core::Status::error, label + r.reason);
-      m_verdict.diagnostics = r.diagnostics;
-      return fail(r.timed_out ? core::Status::time_limit : core::Status::compile_error, label + r.reason);
-    }
-    if (i == 0)
-      for (auto& d : r.diagnostics) m_verdict.diagnostics.push_back(d);  // warnings of the first config
-    add_compiler_facts(i, r);
-    m_ptx_data.push_back(std::move(r.ptx));
-    m_cubin_data.push_back(std::move(r.cubin));
-    m_l2_policy.push_back(r.l2_policy);
-  }
-  for (size_t i = 0; i < m_l2_policy.size(); ++i)
-    if (!m_l2_policy[i].empty()) {
-      m_verdict.diagnostics.push_back(core::Diagnostic{
-          m_cand.source_name, 0, 0, "note",
-          "the code sets L2 eviction policies (PTX `" + m_l2_policy[i] +
-              "`): lines it marks evict_last could stay in L2 across the flush between timed samples, so each of "
-              "its samples waits for the device and resets persisting L2 lines first (docs/cuda.md, \"Persisting "
-              "L2 lines\")",
-          "l2-cache-policy"});
-      break;
-    }
-  add_sass();
-  m_verdict.summary.stage_ms["nvrtc"] = nvrtc_ms;
-  m_verdict.summary.compile_cache = m_compiler->options().cache_dir.empty() ? "off"
-                                    : cached == int(results->size())         ? "hit"
-                                                                             : "miss";
-  emit(Stage::compile, true,
-       fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
-                   ms_since(t)));
-  return true;
-}
-
-void CudaEvaluation::add_compiler_facts(size_t c, const build::CudaCompileResult& r) {
-  std::vector<std::string> kernels;
-  for (const auto& l : m_plan.launches) kernels.push_back(l.kernel);
-  auto facts = build::config_facts(m_configs[c].label(), arch(), r.log, r.ptx, kernels);
-  facts.ptx_sha256 = util::sha256_hex(r.ptx);
-  facts.cubin_sha256 = util::sha256_hex(r.cubin);
-  core::LaunchLimits limits;
-  if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  add_occupancy(facts, m_plan, m_configs[c], m_spec.bench_workloads, m_cand.source_name, limits);
-  m_verdict.compiler_facts.push_back(std::move(facts));
-}
-
-std::vector<Artifact> CudaEvaluation::artifacts() const {
-  std::vector<Artifact> out;
-  if (m_launcher) return out;
-  for (size_t c = 0; c < m_cubin_data.size() && c < m_ptx_data.size(); ++c) {
-    out.push_back({"ptx", m_configs[c].label(), m_ptx_data[c]});
-    out.push_back({"cubin", m_configs[c].label(), m_cubin_data[c]});
-    if (c < m_sass_data.size() && !m_sass_data[c].empty()) out.push_back({"sass", m_configs[c].label(), m_sass_data[c]});
-  }
-  return out;
 }
 
 bool CudaEvaluation::validate() {
@@ -346,41 +138,26 @@ bool CudaEvaluation::benchmark() {
   return ok;
 }
 
-bool CudaEvaluation::decide() {
-  int tests = 0, drawn = 0, checks = 0;
-  const core::WorkloadResult* slowest = nullptr;
-  for (const auto& w : m_verdict.workloads) {
-    checks += w.checks;
-    if (w.kind == "test") ++(w.drawn ? drawn : tests);
-    if (w.time && (!slowest || w.time->median_ns > slowest->time->median_ns)) slowest = &w;
-  }
-  m_verdict.status = core::Status::accepted;
-  m_verdict.reason = fmt::format("correct on {} test{} and {} bench workloads ({} checks on fresh inputs, {} config(s))",
-                                 tests, drawn ? fmt::format(", {} drawn", drawn) : "",
-                                 m_verdict.workloads.size() - size_t(tests + drawn), checks, m_configs.size());
-  if (int on_gpu = int(std::count_if(m_verdict.workloads.begin(), m_verdict.workloads.end(),
-                                      [](const core::WorkloadResult& w) { return w.reference == "gpu"; })))
-    m_verdict.reason += fmt::format("; {} bench workload{} judged by the spec's GPU reference ({}), which agreed "
-                                    "with reference.cpp on every test workload",
-                                    on_gpu, on_gpu > 1 ? "s" : "", m_spec.gpu_reference->file);
-  if (slowest && slowest->roofline && slowest->roofline->pct_bw)
-    m_verdict.reason += fmt::format("; {}: median {:.1f} us, {:.0f}% of calibrated bandwidth", slowest->name,
-                                    slowest->time->median_ns / 1e3, *slowest->roofline->pct_bw);
-  m_decided = true;
-  return true;
+std::string CudaEvaluation::checks_note() const { return fmt::format(", {} config(s)", m_configs.size()); }
+
+std::string CudaEvaluation::judged_note() const {
+  int on_gpu = int(std::count_if(m_verdict.workloads.begin(), m_verdict.workloads.end(),
+                                 [](const core::WorkloadResult& w) { return w.reference == "gpu"; }));
+  if (!on_gpu) return {};
+  return fmt::format("; {} bench workload{} judged by the spec's GPU reference ({}), which agreed with reference.cpp "
+                     "on every test workload",
+                     on_gpu, on_gpu > 1 ? "s" : "", m_spec.gpu_reference->file);
 }
 
-std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string& who) {
-  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
-  TimingSubjectConfig cfg;
-  cfg.who = who;
+std::string CudaEvaluation::median_text(double median_ns) const { return fmt::format("{:.1f} us", median_ns / 1e3); }
+
+void CudaEvaluation::configure_timing(TimingSubjectConfig& cfg) {
   cfg.flush_bytes = m_device.l2_bytes * 2;
   cfg.device_copies = true;
   // Only a launcher's host code runs in its runner between commands; a cuda-form runner runs
   // nothing of the candidate's outside a command, so freezing it (a walk of /proc each time) for
   // every block of the other side guards nothing (timing_subject.hpp).
-  cfg.freeze = m_launcher;
-  cfg.timeout_ms = m_opt.run_timeout_ms;
+  cfg.freeze = host_code_in_runner();
   // The config that won the workload in the benchmark stage, with its launch dimensions.
   cfg.setup = [this](const core::Workload& w) -> std::optional<CheckFailure> {
     // The config that won the workload here, else the one its tuning records name, else the first.
@@ -404,21 +181,6 @@ std::unique_ptr<TimingSubject> CudaEvaluation::timing_subject(const std::string&
     return CheckFailure{m_verdict.status, m_verdict.reason};
   };
   cfg.reference_for = [this](const core::Workload& w) { return &reference_for(w, true); };
-  return std::make_unique<TimingSubject>(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, std::move(cfg));
-}
-
-void CudaEvaluation::report(const StageEvent& e) {
-  if (m_progress) m_progress(e);
-}
-
-core::Verdict CudaEvaluation::verdict() {
-  core::Verdict v = m_verdict;
-  if (!m_decided) {
-    v.status = core::Status::error;
-    v.reason = "evaluation did not finish";
-  }
-  v.summary.wall_ms = ms_since(m_start);
-  return v;
 }
 
 }  // namespace kwb::eval

@@ -1,9 +1,10 @@
 #pragma once
-// The `cuda` and `cuda-launcher` backends' Evaluation (docs/cuda.md): parse and check the launch plan, analyse the
-// kernels statically (docs/analysis.md), compile every tunable config with NVRTC in sandboxed
-// warm workers (cubins cached), then validate and time in one sandboxed kwb-gpu-runner session on
-// the same shared arena, harness, comparator and timing loop as the CPU backend. Without a GPU the
-// compile still runs and the verdict is `no_device`.
+// What the `cuda` and `cuda-launcher` backends' Evaluations share (docs/cuda.md): after the form's
+// own analyze and compile stages (cuda_plan_evaluation.hpp: a launch plan and NVRTC;
+// cuda_launcher_evaluation.hpp: a host entry built by nvcc), they validate and time every tunable
+// config in one sandboxed kwb-gpu-runner session on the same shared arena, harness, comparator
+// and timing loop as the CPU backend (basic_evaluation.hpp), with the spec's GPU reference where
+// it has one. Without a GPU the compile still runs and the verdict is `no_device`.
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -18,11 +19,10 @@
 #include "eval/arena.hpp"
 #include "eval/cuda_device.hpp"
 #include "eval/cuda_session.hpp"
-#include "eval/evaluation.hpp"
+#include "eval/basic_evaluation.hpp"
 #include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
-#include "eval/seeds.hpp"
 
 namespace kwb::eval {
 
@@ -38,66 +38,76 @@ struct CudaOptions {
   std::string clock = "cupti";         // "cupti" | "events" (docs/cuda.md "Timing")
 };
 
-class CudaEvaluation : public Evaluation {
+class CudaEvaluation : public BasicEvaluation {
  public:
-  // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
-  CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
-                 CudaOptions cuda, CudaDevice device, ProgressFn progress = {},
-                 std::shared_ptr<build::NvrtcCompiler> compiler = nullptr);
   ~CudaEvaluation() override;
 
-  bool analyze() override;
   bool compile() override;
   bool validate() override;
   bool benchmark() override;
-  bool decide() override;
-  core::Verdict verdict() override;
   std::string device_key() const override { return m_device.present ? m_device.lane_class() : "cuda:none"; }
-  bool shares_device() const override { return m_device.present && !m_launcher; }
+  bool shares_device() const override { return m_device.present && !host_code_in_runner(); }
   void bind_lane(const DeviceLane& lane) override;
   void bind_like(const Evaluation& other) override;
   // The GPU it runs on (any_of_class until a lane binds it).
   const CudaDevice& device() const { return m_device; }
-  std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
-  const core::Spec* spec() const override { return &m_spec; }
-  const core::Variant* variant() const override { return m_variant; }
-  void report(const StageEvent& e) override;
   void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) override {
     m_config_hints = params_by_workload;
   }
 
-  std::vector<Artifact> artifacts() const override;
-
-  const core::LaunchPlan& plan() const { return m_plan; }
   // Uses an already started runner session (from device discovery, or pre-started by the
   // daemon) instead of starting one in validate().
   void adopt_session(std::unique_ptr<GpuSession> session) { m_session = std::move(session); }
 
+ protected:
+  // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
+  // `backend`: the form's ("cuda" | "cuda-launcher").
+  CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
+                 CudaOptions cuda, CudaDevice device, ProgressFn progress,
+                 std::shared_ptr<build::NvrtcCompiler> compiler, std::string backend);
+
+  // The form's part. Its compile stage (fills m_cubin_data per config, the start and end events
+  // included); false: the verdict is decided.
+  virtual bool compile_candidate() = 0;
+  // The name config `c`'s compiled module has in the session's job folder.
+  virtual std::string module_file(size_t c) const = 0;
+  // Makes config `c` the runner's: its module, at `module` in the sandbox, loaded; false: the
+  // verdict is decided.
+  virtual bool load_config(size_t c, const std::string& module) = 0;
+  // Whether the candidate's host code runs in the runner, between commands too (a launcher): the
+  // lane is then the evaluation's alone and a timing subject freezes it (timing_subject.hpp).
+  virtual bool host_code_in_runner() const { return false; }
+  // Whether the session may time with CUPTI (CudaOptions::clock); else CUDA events.
+  virtual bool may_time_with_cupti() const { return true; }
+
+  std::string arch() const;
+  std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
+
+  CudaOptions m_cuda;
+  CudaDevice m_device;
+  std::shared_ptr<build::NvrtcCompiler> m_compiler;  // see nvrtc()
+  std::vector<core::TuneConfig> m_configs;
+  std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
+
  private:
-  bool fail(core::Status s, std::string reason);
-  bool fail_check(const CheckFailure& f);
-  bool static_analysis(std::string& summary);  // false: the verdict is decided
-  // cuda-launcher (cuda_launcher.cpp): no launch plan, one "config", an nvcc-built shared object.
-  bool analyze_launcher();
-  bool compile_launcher();
-  bool compile_candidate();  // the cuda form: every config with NVRTC
-  void add_compiler_facts(size_t config, const build::CudaCompileResult& r);  // NVRTC's (cuda_facts.hpp)
-  // Every config's cubin disassembled in the sandbox (cuda_sass.cpp): SASS kept as an artifact,
-  // its instruction mix into compiler_facts[].kernels[].sass; or the reason there is none.
-  void add_sass();
-  void emit(Stage s, bool finished, std::string detail = {});
+  CheckFailure classify(const CheckFailure& f) const override;  // classify_gpu_failure
+  std::string checks_note() const override;
+  std::string judged_note() const override;
+  std::string median_text(double median_ns) const override;
+  void configure_timing(TimingSubjectConfig& cfg) override;
   bool start_runner();
   // The options of a runner session on this evaluation's GPU.
   GpuSessionOptions session_options(const std::string& who) const;
   // The GPU reference's session, on a thread of its own (compile(), or bind_lane() where the
   // GPU was not known at compile time).
   void start_reference_session();
-  bool use_config(size_t config);
-  bool send_dims(size_t config, const core::Workload& w);
-  bool draw_test_workloads();  // fills m_test_workloads; false: the verdict is decided
-  bool run_tests();
+  // BasicEvaluation::run_tests's hooks: the tunable configs, the GPU reference's cross-check.
+  size_t config_count() const override { return m_configs.size(); }
+  std::string config_label(size_t c) const override;
+  bool use_config(size_t config) override;  // load_config() unless the runner holds it already
+  void configure_test_harness(WorkloadHarness& h) override;
+  bool cross_check_reference(WorkloadHarness& h) override;  // cuda_gpu_reference.cpp
   bool run_bench();
-  std::string arch() const;
   // The spec's GPU reference (docs/specs.md "GPU references"), where it has a plan for this
   // variant and the device is present: compiled and its session started by compile(), opened by
   // start_runner(), cross-checked on every test workload, then judging the bench workloads it names.
@@ -106,12 +116,7 @@ class CudaEvaluation : public Evaluation {
   bool open_gpu_reference();
   // The reference that computes the expected outputs of `w` (a bench workload may be the GPU's).
   Reference& reference_for(const core::Workload& w, bool bench);
-  std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
 
-  const core::Spec& m_spec;
-  bool m_launcher = false;  // backend cuda-launcher
-  ReferenceOpener m_open_reference;
-  std::shared_ptr<Reference> m_reference;  // opened by analyze()
   std::string m_reference_cubin;           // the GPU reference for this device (compile_gpu_reference())
   // The GPU reference's session, started by compile() on a thread that lives until the
   // evaluation ends (the sandbox dies with the thread that started it: PR_SET_PDEATHSIG).
@@ -119,35 +124,19 @@ class CudaEvaluation : public Evaluation {
   std::promise<void> m_reference_thread_release;
   std::thread m_reference_thread;
   std::unique_ptr<GpuReference> m_gpu_reference;  // opened by validate()
-  core::Candidate m_cand;
-  EvalOptions m_opt;
-  CudaOptions m_cuda;
-  CudaDevice m_device;
-  ProgressFn m_progress;
-  std::shared_ptr<build::NvrtcCompiler> m_compiler;
-  const core::Variant* m_variant = nullptr;
-  std::vector<core::Workload> m_test_workloads;  // published, then drawn for this evaluation (analyze())
-  core::LaunchPlan m_plan;
-  std::vector<core::TuneConfig> m_configs;
-  std::vector<std::string> m_cubin_data;  // per config, from compile() (cuda-launcher: the .so)
-  std::vector<std::string> m_ptx_data;    // per config (cuda form), from compile()
-  std::vector<std::string> m_sass_data;   // per config (cuda form), from add_sass(); "" where none
-  std::vector<std::string> m_l2_policy;   // per config: the L2 eviction-policy instruction its PTX uses, or ""
   std::vector<std::string> m_cubins;      // per config, path inside the sandbox
   std::optional<size_t> m_loaded;         // config whose module the runner holds
   std::map<std::string, size_t> m_best_config;  // bench workload -> the config that timed fastest
   std::map<std::string, std::map<std::string, int64_t>> m_config_hints;  // prefer_configs()
-  std::unique_ptr<GpuSession> m_session;
-  SharedArena* m_arena = nullptr;         // the session's
-  RunnerSession* m_runner = nullptr;      // the session's
-  SeedSource m_seeds;
+  std::unique_ptr<GpuSession> m_session;  // BasicEvaluation::m_arena and m_runner are its own
   TrustedTimes m_trusted;  // the harnesses' input generation, reference wait and checks
-  core::Verdict m_verdict;
-  bool m_decided = false;
-  std::chrono::steady_clock::time_point m_start;
 };
 
-// The tag of a kwb-gpu-runner error ("[fault] ...") as a verdict status, with the tag removed.
-CheckFailure classify_gpu_failure(core::Status status, const std::string& reason);
+// The evaluation of `cand` in its form: CudaLauncherEvaluation for backend "cuda-launcher", else
+// CudaPlanEvaluation (cuda_forms.cpp). `compiler` as for CudaEvaluation.
+std::unique_ptr<CudaEvaluation> make_cuda_evaluation(const core::Spec& spec, ReferenceOpener reference,
+                                                     core::Candidate cand, EvalOptions opt, CudaOptions cuda,
+                                                     CudaDevice device, ProgressFn progress = {},
+                                                     std::shared_ptr<build::NvrtcCompiler> compiler = nullptr);
 
 }  // namespace kwb::eval

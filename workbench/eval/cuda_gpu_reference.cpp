@@ -53,6 +53,15 @@ bool CudaEvaluation::open_gpu_reference() {
   return true;
 }
 
+bool CudaEvaluation::cross_check_reference(WorkloadHarness& h) {
+  // The GPU reference earns its bench workloads here: it must agree with the CPU reference on
+  // every test workload under every distribution, before any of them is judged by it.
+  if (m_gpu_reference)
+    if (auto bad = h.cross_check(*m_gpu_reference, "its GPU reference (" + m_gpu_reference->file() + ")"))
+      return fail(core::Status::error, blame_spec(m_spec, *bad));
+  return true;
+}
+
 Reference& CudaEvaluation::reference_for(const core::Workload& w, bool bench) {
   if (bench && m_gpu_reference && m_spec.gpu_reference->judges(m_variant->name, w)) return *m_gpu_reference;
   return *m_reference;

@@ -6,12 +6,12 @@
 
 #include "build/disassembler.hpp"
 #include "build/sass_mix.hpp"
-#include "eval/cuda_evaluation.hpp"
+#include "eval/cuda_plan_evaluation.hpp"
 #include "util/hash.hpp"
 
 namespace kwb::eval {
 
-void CudaEvaluation::add_sass() {
+void CudaPlanEvaluation::add_sass() {
   auto t = std::chrono::steady_clock::now();
   m_sass_data.assign(m_cubin_data.size(), std::string());
   auto tool = build::find_disassembler(m_cuda.disassembler);

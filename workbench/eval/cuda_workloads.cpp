@@ -1,16 +1,13 @@
-// The GPU session of a CudaEvaluation: every config on every test workload (all distributions),
-// then per bench workload every config checked and timed, the fastest reported.
+// The GPU session of a CudaEvaluation: started (or adopted) for validate, whose loop over every
+// config on every test workload is BasicEvaluation::run_tests; then per bench workload every
+// config checked and timed, the fastest reported.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
-#include "eval/cuda_facts.hpp"
-#include "eval/plan_commands.hpp"
 #include "eval/roofline_position.hpp"
-#include "spec/expr.hpp"
-#include "spec/launch_plan.hpp"
 #include "util/fs.hpp"
 
 namespace kwb::eval {
@@ -47,13 +44,6 @@ bool uses_low_precision(const core::Variant& v) {
   return false;
 }
 
-size_t output_elements(const WorkloadHarness& h) {
-  size_t n = 0;
-  for (const auto& s : h.slots())
-    if (s.role != core::Role::in) n += s.count;
-  return n;
-}
-
 }  // namespace
 
 bool CudaEvaluation::start_runner() {
@@ -70,10 +60,7 @@ bool CudaEvaluation::start_runner() {
   m_arena = &*m_session->arena;
   m_runner = m_session->runner.get();
   m_runner->reset_busy();  // stage_ms.runner counts this evaluation's commands, not the start-up's
-  // Launchers keep CUDA events: their check for work left on other streams times a context
-  // synchronisation, which CUPTI's own record processing stretched past its limit on the H200
-  // (docs/cuda.md "Timing").
-  if (m_cuda.clock == "cupti" && !m_launcher) {
+  if (m_cuda.clock == "cupti" && may_time_with_cupti()) {
     auto c = m_runner->command({{"op", "clock"}, {"kind", "cupti"}}, m_opt.run_timeout_ms, "choosing the clock");
     if (c && c->value("clock", "") == "cupti") {
       m_verdict.device += " [clock: cupti]";  // part of the tuning records' identity
@@ -85,7 +72,7 @@ bool CudaEvaluation::start_runner() {
     }
   }
   for (size_t i = 0; i < m_cubin_data.size(); ++i) {  // the session's job folder is /job in its sandbox
-    std::string name = m_launcher ? std::string("candidate.so") : fmt::format("config-{}.cubin", i);
+    std::string name = module_file(i);
     if (auto w = util::write_file_atomic(m_session->job / name, m_cubin_data[i]); !w)
       return fail(core::Status::error, w.error().what());
     m_cubins.push_back("/job/" + name);
@@ -95,99 +82,9 @@ bool CudaEvaluation::start_runner() {
 
 bool CudaEvaluation::use_config(size_t c) {
   if (m_loaded == c) return true;
-  if (m_launcher) {
-    auto r = m_runner->command({{"op", "load"}, {"so", m_cubins[c]}, {"entry", m_variant->entry}},
-                               m_opt.run_timeout_ms, "loading the candidate");
-    if (!r) return fail_check({r.error().status, r.error().reason});
-    m_loaded = c;
-    return true;
-  }
-  const bool strict_l2 = c < m_l2_policy.size() && !m_l2_policy[c].empty();
-  auto r = m_runner->command(load_module_command(m_plan, m_cubins[c], strict_l2), m_opt.run_timeout_ms,
-                             "loading the module");
-  if (!r) {
-    auto f = classify_gpu_failure(r.error().status, r.error().reason);
-    return fail(f.status, (m_configs.size() > 1 ? m_configs[c].label() + ": " : "") + f.reason);
-  }
-  if (c < m_verdict.compiler_facts.size() && !m_verdict.compiler_facts[c].kernels.empty() &&
-      !m_verdict.compiler_facts[c].kernels.front().runner)
-    if (auto why = add_runner_attributes(m_verdict.compiler_facts[c], m_plan, *r); !why.empty())
-      m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "note",
-                                                       "compiler facts without the driver's view: " + why,
-                                                       "compiler-facts"});
+  if (!load_config(c, m_cubins[c])) return false;
   m_loaded = c;
   return true;
-}
-
-bool CudaEvaluation::send_dims(size_t c, const core::Workload& w) {
-  if (m_launcher) return true;  // the candidate's host code picks its own launches
-  core::LaunchLimits limits;
-  if (m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
-  auto dims = dims_command(m_plan, m_configs[c], w.params, m_cand.source_name, w.name, limits);
-  if (!dims) return fail(core::Status::rejected, dims.error().what());
-  auto r = m_runner->command(*dims, m_opt.run_timeout_ms, "setting the launch dimensions");
-  if (!r) return fail_check({r.error().status, "workload " + w.name + ": " + r.error().reason});
-  if (c < m_verdict.compiler_facts.size()) add_runner_occupancy(m_verdict.compiler_facts[c], m_plan, *dims, *r);
-  return true;
-}
-
-bool CudaEvaluation::run_tests() {
-  struct Wrong {
-    size_t elements;
-    std::string reason;
-  };
-  std::vector<Wrong> wrong;
-  size_t considered = 0;
-  std::vector<size_t> result_index;
-  for (size_t c = 0; c < m_configs.size(); ++c) {
-    if (!use_config(c)) return false;
-    std::string label = m_configs.size() > 1 ? " [" + m_configs[c].label() + "]" : "";
-    size_t k = 0;
-    for (const auto& w : m_test_workloads) {
-      if (!w.runs_on(m_verdict.backend)) continue;
-      if (c == 0) {
-        ++considered;
-        result_index.push_back(m_verdict.workloads.size());
-        auto& res = m_verdict.workloads.emplace_back();
-        res.name = w.name;
-        res.kind = "test";
-        res.drawn = w.drawn;
-        res.params = w.params;
-      }
-      core::WorkloadResult& res = m_verdict.workloads[result_index[k++]];
-      if (m_progress)  // progress events: the workload, its config, its place among the test workloads
-        m_progress(workload_progress(Stage::validate, w, false, label.empty() ? "" : m_configs[c].label(), 0, k,
-                                     size_t(std::count_if(m_test_workloads.begin(), m_test_workloads.end(),
-                                                          [&](const core::Workload& x) { return x.runs_on(m_verdict.backend); }))));
-      WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
-      h.overlap_reference(true);  // the reference runs while the GPU does
-      h.account_to(&m_trusted);
-      if (auto f = h.prepare()) return fail_check(*f);
-      if (!send_dims(c, w)) return false;
-      for (const auto& dist : m_spec.distributions) {
-        h.load_inputs(dist, m_seeds.next());
-        // The GPU reference earns its bench workloads here: it must agree with the CPU reference
-        // on every test workload under every distribution, before any of them is judged by it.
-        if (c == 0 && m_gpu_reference)
-          if (auto bad = h.cross_check(*m_gpu_reference, "its GPU reference (" + m_gpu_reference->file() + ")"))
-            return fail(core::Status::error, blame_spec(m_spec, *bad));
-        std::optional<CheckFailure> f = h.run_and_verify(m_seeds.next());
-        if (!f) f = h.check_determinism(m_seeds.next());
-        if (!f) continue;
-        res.correct = false;
-        if (f->status != core::Status::incorrect) return fail_check({f->status, f->reason + label});
-        wrong.push_back({output_elements(h), f->reason + label});
-        break;
-      }
-    }
-  }
-  if (wrong.empty()) return true;
-  size_t failing = 0;
-  for (size_t i : result_index) failing += !m_verdict.workloads[i].correct;
-  auto worst = std::max_element(wrong.begin(), wrong.end(),
-                                [](const Wrong& a, const Wrong& b) { return a.elements < b.elements; });
-  return fail(core::Status::incorrect,
-              fmt::format("wrong on {} of {} test workloads; {}", failing, considered, worst->reason));
 }
 
 bool CudaEvaluation::run_bench() {
@@ -276,13 +173,9 @@ bool CudaEvaluation::run_bench() {
     res.time = *best;
     m_best_config[w.name] = best_config;
     for (const auto& [k, v] : m_configs[best_config].values) res.params[k] = v;  // the config that gave this time
-    core::RooflineResult r;
-    spec::Env env(w.params.begin(), w.params.end());
-    if (auto b = spec::evaluate(m_variant->roofline.bytes, env)) r.bytes = double(*b);
-    if (auto fl = spec::evaluate(m_variant->roofline.flops, env)) r.flops = double(*fl);
+    core::RooflineResult r = workload_roofline(*m_variant, w, best->median_ns, m_device.copy_bytes_per_s);
     double s = best->median_ns * 1e-9;
     double flops_peak = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.fma_flops_per_s;
-    if (s > 0 && m_device.copy_bytes_per_s > 0) r.pct_bw = r.bytes / s / m_device.copy_bytes_per_s * 100.0;
     if (s > 0 && flops_peak > 0 && r.flops > 0) r.pct_flops = r.flops / s / flops_peak * 100.0;
     const double sheet_flops = uses_low_precision(*m_variant) ? m_device.sheet_tensor_bf16_flops : m_device.sheet_f32_flops;
     if (s > 0 && m_device.sheet_bytes_per_s > 0) r.pct_bw_sheet = r.bytes / s / m_device.sheet_bytes_per_s * 100.0;

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "eval/cuda_evaluation.hpp"
+#include "eval/gpu_failure.hpp"
 #include "eval/plan_commands.hpp"
 #include "spec/loader.hpp"
 #include "util/fs.hpp"

@@ -124,7 +124,9 @@ util::Result<std::shared_ptr<Reference>> ReferenceHost::open(const core::Spec& s
     }
   }
   if (!process) {
-    auto started = ReferenceProcess::start(m_cfg, spec, built->object);
+    ReferenceProcessConfig cfg{m_cfg.runner, m_cfg.bwrap, m_cfg.workspace / "jobs", m_cfg.timeout_ms,
+                               m_cfg.memory_bytes};
+    auto started = ReferenceProcess::start(cfg, spec, built->object);
     if (!started) return std::unexpected(started.error());
     process = std::move(*started);
   }

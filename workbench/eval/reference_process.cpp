@@ -27,13 +27,13 @@ void copy_name(char (&to)[KWB_REF_NAME], const std::string& from) {
 
 }  // namespace
 
-util::Result<std::unique_ptr<ReferenceProcess>> ReferenceProcess::start(const ReferenceHostConfig& cfg,
+util::Result<std::unique_ptr<ReferenceProcess>> ReferenceProcess::start(const ReferenceProcessConfig& cfg,
                                                                        const core::Spec& spec,
                                                                        const std::string& object) {
   auto arena = SharedArena::create();
   if (!arena) return std::unexpected(arena.error());
   std::unique_ptr<ReferenceProcess> p(new ReferenceProcess(spec, std::move(*arena)));
-  auto job = util::make_unique_dir(cfg.workspace / "jobs", "ref-");
+  auto job = util::make_unique_dir(cfg.jobs_dir, "ref-");
   if (!job) return std::unexpected(job.error());
   p->m_job = *job;
   if (auto w = util::write_file_atomic(p->m_job / "reference.so", object); !w) return std::unexpected(w.error());

@@ -1,9 +1,11 @@
 #pragma once
-// A reference process (reference_host.hpp): a kwb-runner in the run sandbox that
-// loaded a compiled reference and computes on a shared memory of its own, laid out per call as
-// the C block of core/reference_abi.h followed by the inputs (copied from the caller) and the
-// outputs (doubles, between guard zones). After a crash, a hang or a write past an output, the
-// process is gone and every later call repeats why.
+// A reference process (ReferenceHost starts them, reference_host.hpp): a kwb-runner in the run
+// sandbox that loaded a compiled reference and computes on a shared memory of its own, laid out
+// per call as the C block of core/reference_abi.h followed by the inputs (copied from the caller)
+// and the outputs (doubles, between guard zones). After a crash, a hang or a write past an
+// output, the process is gone and every later call repeats why.
+#include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,15 +13,23 @@
 
 #include "eval/arena.hpp"
 #include "eval/reference.hpp"
-#include "eval/reference_host.hpp"
 #include "eval/runner_client.hpp"
 
 namespace kwb::eval {
 
+// Where and how a reference process runs (ReferenceHost fills it from its ReferenceHostConfig).
+struct ReferenceProcessConfig {
+  std::filesystem::path runner;  // kwb-runner
+  std::filesystem::path bwrap = "/usr/bin/bwrap";
+  std::filesystem::path jobs_dir;  // the process's folder is made here
+  int timeout_ms = 600000;         // per compute: a reference that takes longer is a spec error
+  int64_t memory_bytes = 16ll << 30;  // the process's own allocations (beyond its buffers)
+};
+
 class ReferenceProcess : public Reference {
  public:
-  static util::Result<std::unique_ptr<ReferenceProcess>> start(const ReferenceHostConfig& cfg, const core::Spec& spec,
-                                                               const std::string& object);
+  static util::Result<std::unique_ptr<ReferenceProcess>> start(const ReferenceProcessConfig& cfg,
+                                                               const core::Spec& spec, const std::string& object);
   ~ReferenceProcess() override;
   util::Result<void> compute(const core::ReferenceArgs& args) override { return compute(args, true); }
   util::Result<void> compute_fresh(const core::ReferenceArgs& args) override { return compute(args, false); }

@@ -2,7 +2,19 @@
 
 #include <algorithm>
 
+#include "spec/expr.hpp"
+
 namespace kwb::eval {
+
+core::RooflineResult workload_roofline(const core::Variant& variant, const core::Workload& w, double median_ns,
+                                       double copy_bytes_per_s) {
+  core::RooflineResult r;
+  spec::Env env(w.params.begin(), w.params.end());
+  if (auto b = spec::evaluate(variant.roofline.bytes, env)) r.bytes = double(*b);
+  if (auto f = spec::evaluate(variant.roofline.flops, env)) r.flops = double(*f);
+  if (median_ns > 0 && copy_bytes_per_s > 0) r.pct_bw = r.bytes / (median_ns * 1e-9) / copy_bytes_per_s * 100.0;
+  return r;
+}
 
 core::WorkloadFeedback roofline_feedback(const std::string& config, const core::RooflineResult& roofline,
                                          double median_ns, const std::vector<Peaks>& peaks) {

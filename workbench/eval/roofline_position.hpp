@@ -8,9 +8,16 @@
 #include <vector>
 
 #include "core/feedback.hpp"
+#include "core/spec.hpp"
 #include "core/verdict.hpp"
 
 namespace kwb::eval {
+
+// The spec's roofline of `w` (the variant's bytes and flops at its params) and the share of
+// `copy_bytes_per_s` (the calibrated copy bandwidth) a median of `median_ns` reached (pct_bw;
+// unset where either is not positive). Both backends' benchmark stages start from it.
+core::RooflineResult workload_roofline(const core::Variant& variant, const core::Workload& w, double median_ns,
+                                       double copy_bytes_per_s);
 
 struct Peaks {
   std::string name;          // "calibrated" | "data_sheet"

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/candidate.hpp"
-#include "eval/cpu_evaluation.hpp"
+#include "eval/choose_variant.hpp"
 #include "spec/loader.hpp"
 
 namespace kwb::eval {

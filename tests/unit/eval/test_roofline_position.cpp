@@ -1,4 +1,5 @@
-// Roofline positions (eval/roofline_position.cpp): intensity, binding roof, share and headroom.
+// Roofline positions (eval/roofline_position.cpp): intensity, binding roof, share and headroom;
+// a workload's roofline from the spec's expressions.
 #include <gtest/gtest.h>
 
 #include "eval/roofline_position.hpp"
@@ -46,6 +47,20 @@ TEST(RooflinePosition, WithoutAComputeRoofAndFasterThanTheRoof) {
   core::RooflineResult none;
   EXPECT_FALSE(roofline_feedback("default", none, 100, {{"calibrated", 1e9, 0}}).intensity);
   EXPECT_TRUE(roofline_feedback("default", r, 0, {{"calibrated", 1e9, 0}}).roofline.empty());
+}
+
+TEST(RooflinePosition, WorkloadRooflineFromTheSpecsExpressions) {
+  core::Variant v;
+  v.roofline = {"rows * cols * 8", "rows * cols * 3"};
+  core::Workload w;
+  w.params = {{"rows", 1000}, {"cols", 500}};
+  auto r = workload_roofline(v, w, 2e6, 1e9);  // 4 MB in 2 ms: 2 GB/s of a 1 GB/s calibration
+  EXPECT_DOUBLE_EQ(r.bytes, 4e6);
+  EXPECT_DOUBLE_EQ(r.flops, 1.5e6);
+  ASSERT_TRUE(r.pct_bw);
+  EXPECT_NEAR(*r.pct_bw, 200.0, 1e-9);
+  EXPECT_FALSE(workload_roofline(v, w, 0, 1e9).pct_bw);  // no median, no share
+  EXPECT_FALSE(workload_roofline(v, w, 2e6, 0).pct_bw);  // no calibration, no share
 }
 
 }  // namespace
