@@ -1,9 +1,9 @@
 #pragma once
-// The CUDA driver API, loaded with dlopen (DESIGN §12: every binary starts on a machine without
-// a GPU). cuda.h supplies the types only; each function is resolved through cuGetProcAddress for
-// the header's ABI version (CUDA_VERSION), falling back to dlsym of the header's versioned name
-// (cuMemAlloc -> cuMemAlloc_v2). Names used below are the header's, so the macros of cuda.h map
-// them exactly as they would for a linked program.
+// The CUDA driver API, loaded with dlopen (docs/cuda.md "Running: kwb-gpu-runner": every binary
+// starts on a machine without a GPU). cuda.h supplies the types only; each function is resolved
+// through cuGetProcAddress for the header's ABI version (CUDA_VERSION), falling back to dlsym of
+// the header's versioned name (cuMemAlloc -> cuMemAlloc_v2). Names used below are the header's, so
+// the macros of cuda.h map them exactly as they would for a linked program.
 #include <cuda.h>
 
 #include <string>

@@ -1,4 +1,5 @@
-// Running the plan: validation calls, cold timing batches (DESIGN §7) and calibration.
+// Running the plan: validation calls, cold timing batches (docs/cuda.md "Running: kwb-gpu-runner")
+// and calibration.
 #include <algorithm>
 #include <cmath>
 
@@ -102,8 +103,9 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
   // the events' window undershot Nsight Compute by up to 4 % on the H200 (docs/benchmarks/h200.md).
   if (auto s = m_launcher ? time_one_by_one(calls, ns) : time_queued(calls, ns); !s.empty()) return reply_error(s);
   if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
-  // The last sample's outputs, guards and inputs go back for verification (DESIGN §6 rule 4),
-  // unless the parent does not verify this round ("download": false; it fetches later).
+  // The last sample's outputs, guards and inputs go back for verification (docs/evaluation.md
+  // "Anti-cheat rules", rule 4), unless the parent does not verify this round ("download": false;
+  // it fetches later).
   if (cmd.value("download", true))
     if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
       return reply_error(s);

@@ -1,5 +1,5 @@
-// Timing batches (DESIGN §7). Every sample re-poisons the outputs, zeroes the workspace and
-// flushes L2 (untimed), then runs the plan between two events.
+// Timing batches (docs/cuda.md "Running: kwb-gpu-runner"). Every sample re-poisons the outputs,
+// zeroes the workspace and flushes L2 (untimed), then runs the plan between two events.
 // - cuda form: the batch is queued whole and synchronised once, so the host stays ahead of the
 //   device and a sample costs the flush and the kernels, not a host round trip (with a sync,
 //   NVML query and CUPTI flush per sample, a 5 us kernel took ~0.5 ms per sample on the H200).

@@ -1,5 +1,5 @@
-// Builds the bubblewrap command line (DESIGN §11). Pure function of the request, so tests can
-// check the flags and their order without running anything.
+// Builds the bubblewrap command line (docs/security.md "What is isolated and how"). Pure function
+// of the request, so tests can check the flags and their order without running anything.
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>

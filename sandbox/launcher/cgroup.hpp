@@ -1,8 +1,9 @@
 #pragma once
-// A cgroup per sandbox for memory and process count (DESIGN §11). The hierarchy is detected once
-// per process: cgroup v1 when the memory and pids controllers are mounted as v1 hierarchies (the
-// development machine), else v2 when the unified hierarchy offers memory and pids (the GPU
-// machine). Job cgroups live in a parent folder, by default "kwb" under each hierarchy's root:
+// A cgroup per sandbox for memory and process count (docs/security.md "Cgroups"). The hierarchy is
+// detected once per process: cgroup v1 when the memory and pids controllers are mounted as v1
+// hierarchies (the development machine), else v2 when the unified hierarchy offers memory and pids
+// (the GPU machine). Job cgroups live in a parent folder, by default "kwb" under each
+// hierarchy's root:
 //   v1: /sys/fs/cgroup/memory/kwb/<job>, /sys/fs/cgroup/pids/kwb/<job>
 //   v2: /sys/fs/cgroup/kwb/<job> (memory and pids enabled in the subtree_control on the way)
 // The spawned child writes "0" into the job's cgroup.procs before it execs bwrap, so bwrap and

@@ -1,5 +1,4 @@
-// Default limits of the two kinds of job (DESIGN §11, docs/security.md). Callers may change any
-// field.
+// Default limits of the two kinds of job (docs/security.md "Limits"). Callers may change any field.
 #include "launcher/sandbox.hpp"
 
 namespace kwb::sandbox {

@@ -1,15 +1,15 @@
 #pragma once
-// kwb::sandbox — runs untrusted commands (compilers, kwb-runner) inside bubblewrap with the
-// flags of DESIGN §11: new user/pid/net/ipc/uts namespaces, all capabilities dropped, no nested
-// user namespaces, uid/gid 65534, empty environment for bwrap itself, read-only /usr (and the
-// usual /lib, /lib64, /bin symlinks), private size-limited /tmp, the job directory bound at /job
-// LAST (so it shadows nothing of the host; read-only for runs), rlimits, a cgroup per job for
-// memory and process count (cgroup.hpp; rlimits when cgroups are unavailable), and a wall-clock
-// limit that kills the whole sandbox. A seccomp filter (seccomp_filter.hpp) kills the process on
-// ptrace, mount, namespace, bpf, keyring, perf, userfaultfd, kexec and module syscalls (SIGSYS)
-// and refuses io_uring and non-AF_UNIX sockets with EPERM. The root and /dev are remounted
-// read-only after setup, so only /tmp (size-limited) and /job are writable. docs/security.md
-// has the threat model and the limits.
+// kwb::sandbox — runs untrusted commands (compilers, kwb-runner) inside bubblewrap with the flags
+// of docs/security.md "What is isolated and how": new user/pid/net/ipc/uts namespaces, all
+// capabilities dropped, no nested user namespaces, uid/gid 65534, empty environment for bwrap
+// itself, read-only /usr (and the usual /lib, /lib64, /bin symlinks), private size-limited /tmp,
+// the job directory bound at /job LAST (so it shadows nothing of the host; read-only for runs),
+// rlimits, a cgroup per job for memory and process count (cgroup.hpp; rlimits when cgroups are
+// unavailable), and a wall-clock limit that kills the whole sandbox. A seccomp filter
+// (seccomp_filter.hpp) kills the process on ptrace, mount, namespace, bpf, keyring, perf,
+// userfaultfd, kexec and module syscalls (SIGSYS) and refuses io_uring and non-AF_UNIX sockets with
+// EPERM. The root and /dev are remounted read-only after setup, so only /tmp (size-limited) and
+// /job are writable. docs/security.md has the threat model and the limits.
 #include <sys/types.h>
 
 #include <chrono>

@@ -1,9 +1,9 @@
 #pragma once
-// Wire protocol between the trusted evaluator and kwb-runner (the process that loads a
-// candidate). Line-delimited JSON: commands on k_cmd_fd into the runner, replies on k_reply_fd.
-// Tensors live in a shared memory file (memfd) on k_shm_fd that the evaluator lays out, fills
-// with inputs, poisons and checks; the runner only maps it and calls the candidate on it.
-// The runner never sees a seed or an expected output (DESIGN §6 rule 1).
+// Wire protocol between the trusted evaluator and kwb-runner (the process that loads a candidate).
+// Line-delimited JSON: commands on k_cmd_fd into the runner, replies on k_reply_fd. Tensors live in
+// a shared memory file (memfd) on k_shm_fd that the evaluator lays out, fills with inputs, poisons
+// and checks; the runner only maps it and calls the candidate on it. The runner never sees a seed
+// or an expected output (docs/evaluation.md "Anti-cheat rules", rule 1).
 //
 // Commands (evaluator -> runner), one JSON object per line:
 //   {"op":"load","so":"/job/candidate.so","entry":"kwb_softmax_f32"}

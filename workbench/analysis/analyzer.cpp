@@ -41,7 +41,7 @@ Config config() {
   return g_config;
 }
 
-// CONVENTIONS "Caches and keys": a version salt first, then delimited sections.
+// docs/architecture.md "Caches and keys": a version salt first, then delimited sections.
 class ResultCache {
  public:
   std::optional<Report> get(const std::string& key) {

@@ -1,11 +1,11 @@
 #pragma once
-// Vendor baselines (DESIGN §5, docs/cuda.md "Vendor baselines"): a spec may name cuda-launcher
-// sources calling cuBLAS or CUB. For an accepted GPU verdict, each bench workload's vs_baseline
-// is the baseline's median over the candidate's (> 1: the candidate is faster), and
+// Vendor baselines (docs/cuda.md "Vendor baselines", docs/specs.md "Baselines"): a spec may name
+// cuda-launcher sources calling cuBLAS or CUB. For an accepted GPU verdict, each bench workload's
+// vs_baseline is the baseline's median over the candidate's (> 1: the candidate is faster), and
 // summary.geomean_vs_baseline their geometric mean. A baseline is evaluated like any candidate
-// (sandboxed, in its own runner process, checked against the reference on fresh inputs, then
-// timed) the first time a workload needs it on this device; its times are kept for the life of
-// the process. A baseline that is not accepted gives no ratio, and the verdict's reason says why.
+// (sandboxed, in its own runner process, checked against the reference on fresh inputs, then timed)
+// the first time a workload needs it on this device; its times are kept for the life of the
+// process. A baseline that is not accepted gives no ratio, and the verdict's reason says why.
 #include <functional>
 #include <map>
 #include <mutex>

@@ -1,9 +1,9 @@
 #pragma once
-// The nvcc toolchain for cuda-launcher candidates (DESIGN §4): a .cu file with an extern "C" host
-// entry that launches its own kernels (and may use CUB or cuBLAS) is built by nvcc into a shared
-// object inside the sandbox's compile profile, like cpu candidates are built by g++
-// (cpu_toolchain.hpp). nvcc and everything it runs (cicc, ptxas, fatbinary, nvlink, gcc, ld)
-// must live under /usr, the only host folder the sandbox binds.
+// The nvcc toolchain for cuda-launcher candidates (docs/architecture.md "Candidate forms"): a .cu
+// file with an extern "C" host entry that launches its own kernels (and may use CUB or cuBLAS) is
+// built by nvcc into a shared object inside the sandbox's compile profile, like cpu candidates are
+// built by g++ (cpu_toolchain.hpp). nvcc and everything it runs (cicc, ptxas, fatbinary, nvlink,
+// gcc, ld) must live under /usr, the only host folder the sandbox binds.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,12 +1,12 @@
 #pragma once
-// Cubin cache, keyed like ccache (CONVENTIONS "Caches and keys"): a version salt, then one
-// delimited section per input (NVRTC version, architecture, every option in order, program
-// name, source digest). Entries live in <dir>/<key>.cubin with the compile log in <key>.log, the
-// L2 eviction-policy instruction the PTX uses in <key>.l2 (empty when none), the PTX in
-// <key>.ptx (compiler facts, GET /v1/candidates/{id}/artifacts/ptx) and the text that
-// was hashed in <key>.key (a debug dump); every file is written atomically and the
-// cubin last, so a present cubin means a complete entry. Only successful compiles are stored; a
-// hit returns the same cubin and log as the miss did.
+// Cubin cache, keyed like ccache (docs/architecture.md "Caches and keys"): a version salt, then one
+// delimited section per input (NVRTC version, architecture, every option in order, program name,
+// source digest). Entries live in <dir>/<key>.cubin with the compile log in <key>.log, the L2
+// eviction-policy instruction the PTX uses in <key>.l2 (empty when none), the PTX in <key>.ptx
+// (compiler facts, GET /v1/candidates/{id}/artifacts/ptx) and the text that was hashed in <key>.key
+// (a debug dump); every file is written atomically and the cubin last, so a present cubin means a
+// complete entry. Only successful compiles are stored; a hit returns the same cubin and log as the
+// miss did.
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
-// A small HTTP client for the kwb daemon (DESIGN §10): JSON in, JSON out, the server's
-// {error:{type,message}} turned into an ApiError. One ApiClient holds one keep-alive
-// connection and is not thread-safe: give each thread its own.
+// A small HTTP client for the kwb daemon (docs/api.md): JSON in, JSON out, the server's
+// {error:{type,message}} turned into an ApiError. One ApiClient holds one keep-alive connection and
+// is not thread-safe: give each thread its own.
 #include <expected>
 #include <functional>
 #include <memory>

@@ -1,9 +1,9 @@
 #pragma once
-// The launch plan of a `cuda`-form candidate (DESIGN §4): which `extern "C" __global__` kernels
-// the trusted runner launches, in order, on one stream, with which grid / block / dynamic shared
-// memory (expressions over the workload's params and the tunables) and which arguments (spec
-// tensors as device pointers, params as int64, or the zeroed `workspace`). Written as comment
-// header lines in the source (docs/cuda.md):
+// The launch plan of a `cuda`-form candidate (docs/architecture.md "Candidate forms"): which
+// `extern "C" __global__` kernels the trusted runner launches, in order, on one stream, with which
+// grid / block / dynamic shared memory (expressions over the workload's params and the tunables)
+// and which arguments (spec tensors as device pointers, params as int64, or the zeroed
+// `workspace`). Written as comment header lines in the source (docs/cuda.md):
 //   // kwb:launch softmax_rows grid=(rows) block=(BLOCK) smem=0 args=(x, y, rows, cols)
 //   // kwb:tune BLOCK=128,256,512
 //   // kwb:workspace bytes=4*rows

@@ -1,5 +1,5 @@
 #pragma once
-// kwb.verdict.v1 (DESIGN §8): one struct, rendered as JSON (verdict_json) or a table (app).
+// kwb.verdict.v1 (docs/verdict.md): one struct, rendered as JSON (verdict_json) or a table (app).
 #include <cstdint>
 #include <map>
 #include <optional>

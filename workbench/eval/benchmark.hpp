@@ -1,10 +1,11 @@
 #pragma once
-// Timing of one bench workload (DESIGN §7): warm-up, then rounds of timed calls with caches
-// flushed and outputs poisoned before each (untimed); the first rounds run on re-randomised
-// inputs; every re-randomised round and the last call of the last round are verified (DESIGN §6
-// rule 4); stops when the criterion holds (CPU: the mean's relative standard error < 0.5 % with
-// >= 10 samples) and the timing batches have run for min_timed_ms, or when they have used the
-// budget (time spent generating and checking inputs between them does not count).
+// Timing of one bench workload (docs/evaluation.md "Timing"): warm-up, then rounds of timed calls
+// with caches flushed and outputs poisoned before each (untimed); the first rounds run on
+// re-randomised inputs; every re-randomised round and the last call of the last round are verified
+// (docs/evaluation.md "Anti-cheat rules", rule 4); stops when the criterion holds (CPU: the mean's
+// relative standard error < 0.5 % with >= 10 samples) and the timing batches have run for
+// min_timed_ms, or when they have used the budget (time spent generating and checking inputs
+// between them does not count).
 #include <functional>
 #include <optional>
 

@@ -14,12 +14,13 @@ namespace kwb::eval {
 
 namespace {
 
-// Physics floor (DESIGN §6 rule 5): no kernel reads its inputs from DRAM (L2 is flushed before
-// every sample) faster than max(1.1 x the calibrated copy bandwidth, the data-sheet bandwidth),
-// nor does its flops faster than 1.1 x the highest peak the device has. Output writes can stay in
-// L2 until after the timer stops, so up to one L2 of output bytes is not counted. A device with
-// no data sheet has only its calibration, which a busy machine can read low: there the floor
-// allows 4 x the calibrated rates (a skipped kernel is still orders of magnitude faster).
+// Physics floor (docs/evaluation.md "Anti-cheat rules", rule 5; docs/cuda.md "Device, calibration
+// and roofline"): no kernel reads its inputs from DRAM (L2 is flushed before every sample) faster
+// than max(1.1 x the calibrated copy bandwidth, the data-sheet bandwidth), nor does its flops
+// faster than 1.1 x the highest peak the device has. Output writes can stay in L2 until after the
+// timer stops, so up to one L2 of output bytes is not counted. A device with no data sheet has only
+// its calibration, which a busy machine can read low: there the floor allows 4 x the calibrated
+// rates (a skipped kernel is still orders of magnitude faster).
 constexpr double k_floor_factor = 1.1;
 constexpr double k_floor_factor_uncharted = 4.0;
 
@@ -127,10 +128,11 @@ bool CudaEvaluation::run_bench() {
       cfg.min_timed_ms = k_gpu_min_timed_ms;
       cfg.flush_bytes = m_device.l2_bytes * 2;
       cfg.device_copies = true;
-      // The first config gets the full re-randomised rounds (DESIGN §6 rule 4); the others, the
-      // same source compiled with other tunables, one fresh input set each (plus the validation
-      // above and the last timed call): regenerating inputs and the reference's outputs is most
-      // of a large workload's time, and tunable grids would multiply it.
+      // The first config gets the full re-randomised rounds (docs/evaluation.md "Anti-cheat rules",
+      // rule 4); the others, the same source compiled with other tunables, one fresh input set each
+      // (plus the validation above and the last timed call): regenerating inputs and the
+      // reference's outputs is most of a large workload's time, and tunable grids would multiply
+      // it.
       if (c > 0) cfg.rerandomised_rounds = 1;
       cfg.command_timeout_ms = m_opt.run_timeout_ms;
       if (m_progress)

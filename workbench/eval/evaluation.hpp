@@ -1,8 +1,9 @@
 #pragma once
-// One candidate's evaluation as a sequence of stages (DESIGN §3: analyze -> compile -> validate
-// -> benchmark -> decide). Each backend (cpu now; cuda, cuda-launcher later) implements it, so
-// `kwb eval` runs the stages back to back and the daemon can run compile on its compile pool and
-// validate + benchmark in the device's exclusive benchmark slot.
+// One candidate's evaluation as a sequence of stages (docs/architecture.md "Life of a candidate in
+// the daemon": analyze -> compile -> validate -> benchmark -> decide). Each backend (cpu now; cuda,
+// cuda-launcher later) implements it, so `kwb eval` runs the stages back to back and the daemon can
+// run compile on its compile pool and validate + benchmark in the device's exclusive benchmark
+// slot.
 #include <chrono>
 #include <functional>
 #include <map>

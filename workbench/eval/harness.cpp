@@ -124,10 +124,11 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
   args.params = m_workload.params;
   for (const auto& s : m_slots) {
     if (s.role != core::Role::out) {
-      // Generated in place and checksummed (DESIGN §6 rule 3); the reference reads the arena,
-      // which the runner's download overwrites with the same bytes unless the kernel changed its
-      // inputs, which the checksum then reports. Inout tensors keep a private copy: every call
-      // starts from it and the reference must see the values before the kernel's.
+      // Generated in place and checksummed (docs/evaluation.md "Anti-cheat rules", rule 3); the
+      // reference reads the arena, which the runner's download overwrites with the same bytes
+      // unless the kernel changed its inputs, which the checksum then reports. Inout tensors keep a
+      // private copy: every call starts from it and the reference must see the values before the
+      // kernel's.
       uint64_t fill_seed = rng.next();
       m_input_seeds[s.name] = fill_seed;
       {

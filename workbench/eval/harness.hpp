@@ -1,7 +1,8 @@
 #pragma once
 // One workload of one evaluation: lays out the shared arena, loads fresh inputs from a seed,
-// computes the trusted reference, runs the candidate and checks everything DESIGN §6 asks:
-// outputs against the reference, guard zones, unchanged inputs, determinism, stale caches.
+// computes the trusted reference, runs the candidate and checks everything docs/evaluation.md
+// "Correctness checks" lists: outputs against the reference, guard zones, unchanged inputs,
+// determinism, stale caches.
 #include <future>
 #include <map>
 #include <optional>

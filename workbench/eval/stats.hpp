@@ -13,7 +13,7 @@ class StoppingCriterion {
 };
 
 // Stops when the relative standard error of the mean is below `max_stderr_pct` with at least
-// `min_samples` samples (DESIGN §7: 0.5 % and 10).
+// `min_samples` samples (docs/evaluation.md "Timing": 0.5 % and 10 on the CPU).
 class RelativeStderrCriterion : public StoppingCriterion {
  public:
   RelativeStderrCriterion(double max_stderr_pct = 0.5, int min_samples = 10)

@@ -88,7 +88,8 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
   const auto& v = req.verdict;
   if (v.status != core::Status::accepted)
     return refused(fmt::format("the verdict is {}, not accepted: {}", core::status_name(v.status), v.reason));
-  // DESIGN §4: a cuda-launcher runs its own host code, so a person must read it before it ships.
+  // docs/architecture.md "Candidate forms": a cuda-launcher runs its own host code, so a person
+  // must read it before it ships.
   if (req.candidate.backend == "cuda-launcher" && (req.reviewer == "ci" || req.reviewer == "auto-promote"))
     return refused("a cuda-launcher kernel runs its own host code: its promotion needs a reviewer (kwb promote ID, "
                    "or POST /v1/candidates/ID/promote with a reviewer token), not " + req.reviewer);

@@ -1,9 +1,10 @@
 #pragma once
-// Promotion (DESIGN §9): one commit that adds the candidate's kernel source and metadata (launch
-// plan and tunables in the source, evidence, flags) and makes it the incumbent in dispatch.json,
-// with trailers (Kwb-Candidate, Kwb-Op, Kwb-Variant, Kwb-Backend, Kwb-Device, Kwb-Toolchain,
-// Kwb-Speedup, Kwb-Replaces, Kwb-Spec-Version, Kwb-Reviewer). Refused unless the verdict is accepted and beats
-// the incumbent it was compared with, and that incumbent is still the library's.
+// Promotion (docs/library.md "Promotion"): one commit that adds the candidate's kernel source and
+// metadata (launch plan and tunables in the source, evidence, flags) and makes it the incumbent in
+// dispatch.json, with trailers (Kwb-Candidate, Kwb-Op, Kwb-Variant, Kwb-Backend, Kwb-Device,
+// Kwb-Toolchain, Kwb-Speedup, Kwb-Replaces, Kwb-Spec-Version, Kwb-Reviewer). Refused unless the
+// verdict is accepted and beats the incumbent it was compared with, and that incumbent is still the
+// library's.
 #include <optional>
 #include <string>
 

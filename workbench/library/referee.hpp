@@ -1,5 +1,5 @@
 #pragma once
-// The decide stage against the library (DESIGN §9, docs/library.md "Decide"): an accepted
+// The decide stage against the library (docs/library.md "Decide"): an accepted
 // candidate is timed against the incumbent interleaved, in the same device slot, each in its own
 // sandboxed runner, on every bench workload; the decision rule (decision.hpp) labels each
 // comparison and refuses to promote on doubt. Tuning records are kept for the leaderboard and

@@ -1,10 +1,10 @@
 #pragma once
-// The library repository (DESIGN §9) through libgit2. The workbench reads the library only from
-// commits (never from a working tree), and changes it only by one commit whose branch update is a
-// compare-and-swap against the head the change was computed from: a promotion is all or nothing,
-// and two promotions computed from the same head cannot both land (the second is a conflict).
-// Objects are written before the branch moves, so a process killed at any point leaves either
-// the old or the new commit as the head — never a half-written one.
+// The library repository (docs/library.md "Atomicity and concurrency") through libgit2. The
+// workbench reads the library only from commits (never from a working tree), and changes it only by
+// one commit whose branch update is a compare-and-swap against the head the change was computed
+// from: a promotion is all or nothing, and two promotions computed from the same head cannot both
+// land (the second is a conflict). Objects are written before the branch moves, so a process killed
+// at any point leaves either the old or the new commit as the head — never a half-written one.
 #include <filesystem>
 #include <map>
 #include <memory>

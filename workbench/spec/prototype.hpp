@@ -1,8 +1,9 @@
 #pragma once
-// The C prototypes a candidate implements, derived from the spec (DESIGN §4): the entry point of
-// the cpu and cuda-launcher forms, and the parameters a cuda-form kernel takes for its launch
-// plan's arguments. The same code writes them into the spec's JSON (GET /v1/specs/{op}) and into
-// the analyzer's entry-signature findings, so the two never disagree.
+// The C prototypes a candidate implements, derived from the spec (docs/specs.md "The contract:
+// prototypes and templates"): the entry point of the cpu and cuda-launcher forms, and the
+// parameters a cuda-form kernel takes for its launch plan's arguments. The same code writes them
+// into the spec's JSON (GET /v1/specs/{op}) and into the analyzer's entry-signature findings, so
+// the two never disagree.
 #include <string>
 #include <vector>
 

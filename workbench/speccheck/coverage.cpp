@@ -1,4 +1,5 @@
-// Edge sizes in the test workloads (DESIGN §5: 1, primes, non-multiples of 32/128), as warnings.
+// Edge sizes in the test workloads (docs/specs.md "The checks", check 4: 1, primes, non-multiples
+// of 32/128), as warnings.
 #include <fmt/format.h>
 #include <tuple>
 

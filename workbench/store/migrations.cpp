@@ -80,7 +80,7 @@ CREATE TABLE events (
 ) STRICT;
 CREATE INDEX events_candidate ON events(candidate_id, id);
 )sql",
-    // 2 -> 3: the library: tuning records (DESIGN §9) and review decisions.
+    // 2 -> 3: the library: tuning records (docs/library.md "Tuning records") and review decisions.
     R"sql(
 CREATE TABLE tuning_records (
   id INTEGER PRIMARY KEY,

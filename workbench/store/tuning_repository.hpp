@@ -1,8 +1,9 @@
 #pragma once
-// Tuning records (DESIGN §9): the measured time of one kernel source on one workload, with the
-// identity it was measured under. A record counts only while its identity matches the current
-// environment exactly (the spec version included); once a record of another identity is written for the same kernel and
-// workload, the old one is marked stale, is listed as such and is never counted again.
+// Tuning records (docs/library.md "Tuning records"): the measured time of one kernel source on one
+// workload, with the identity it was measured under. A record counts only while its identity
+// matches the current environment exactly (the spec version included); once a record of another
+// identity is written for the same kernel and workload, the old one is marked stale, is listed as
+// such and is never counted again.
 #include <cstdint>
 #include <map>
 #include <optional>

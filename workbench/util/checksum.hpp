@@ -1,8 +1,9 @@
 #pragma once
-// Keyed 64-bit checksums of large buffers, on every core (DESIGN §6 rule 3: inputs checksummed
-// rather than compared against a private copy, which cost a copy and a second read of every
-// input of every input set). Not cryptographic: the key is secret per input set, so a kernel
-// cannot aim a change at a collision, and a change goes unseen with odds of about 2^-64.
+// Keyed 64-bit checksums of large buffers, on every core (docs/evaluation.md "Anti-cheat rules",
+// rule 3: inputs checksummed rather than compared against a private copy, which cost a copy and a
+// second read of every input of every input set). Not cryptographic: the key is secret per input
+// set, so a kernel cannot aim a change at a collision, and a change goes unseen with odds of about
+// 2^-64.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

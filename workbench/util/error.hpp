@@ -1,5 +1,5 @@
 #pragma once
-// Expected failures are values (CONVENTIONS "Errors"): Result<T> = std::expected<T, Error>.
+// Expected failures are values (docs/architecture.md "Errors are values"): Result<T> = std::expected<T, Error>.
 // An error carries a kind where a caller must act on it (the HTTP layer maps kinds to statuses in
 // one place, api/http_util.cpp); most errors are `generic` and only reach a person.
 #include <expected>

@@ -1,6 +1,6 @@
 #pragma once
 // One table of settings drives defaults, environment variables, --help and docs
-// (CONVENTIONS "Configuration"). Order: defaults < KWB_* environment < command-line flags.
+// (docs/architecture.md "Settings"). Order: defaults < KWB_* environment < command-line flags.
 #include <map>
 #include <optional>
 #include <set>

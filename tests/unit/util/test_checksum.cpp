@@ -1,4 +1,5 @@
-// Keyed checksums that stand in for a private copy of every input (DESIGN §6 rule 3).
+// Keyed checksums that stand in for a private copy of every input (docs/evaluation.md "Anti-cheat
+// rules", rule 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
