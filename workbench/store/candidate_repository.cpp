@@ -192,7 +192,7 @@ util::Result<bool> CandidateRepository::finish_once(const std::string& id, const
   Database::DurableWrite durable(m_db);
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
-    m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return std::unexpected(std::move(e));
   };
   Statement st(m_db.handle(),
@@ -208,7 +208,7 @@ util::Result<bool> CandidateRepository::finish_once(const std::string& id, const
                                                                            : std::string());
   if (st.step() != SQLITE_DONE) return rollback(err(m_db, st).error());
   if (st.changes() == 0) {
-    m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return false;
   }
   for (const auto& w : verdict.value("workloads", nlohmann::json::array())) {
