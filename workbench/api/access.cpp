@@ -1,9 +1,12 @@
 #include "api/access.hpp"
 
+#include "api/http_util.hpp"
+
 namespace kwb::api {
 
 std::optional<Refusal> preflight_auth(Authenticator& auth, const RequestHead& head, const std::string& address) {
   auto checked = auth.check(head.authorization, address);
+  if (checked.failure) return refusal_of(*checked.failure);  // busy 503, storage_full 507, as every route
   if (checked.retry_after_s > 0)
     return Refusal{429, "too_many_failed_logins",
                    "too many requests with an unknown or revoked token from " + address + "; retry after " +

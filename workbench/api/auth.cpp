@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <stdexcept>
 
 #include "store/token_repository.hpp"
 #include "util/hash.hpp"
@@ -56,7 +55,7 @@ std::string unauthorized_message(const std::string& header, bool body, const std
          "daemon with `kwb token create --workspace " + workspace.string() + "`";
 }
 
-std::optional<Principal> Authenticator::lookup(const std::string& header) {
+util::Result<std::optional<Principal>> Authenticator::lookup(const std::string& header) {
   const std::string prefix = "Bearer ";
   if (!has_bearer_scheme(header)) return std::nullopt;
   {
@@ -64,12 +63,13 @@ std::optional<Principal> Authenticator::lookup(const std::string& header) {
     if (!m_lookup && !m_lookup_failed) {
       auto opened = store::TokenLookup::open(m_db.file());
       if (opened) m_lookup = std::move(*opened);
+      else if (opened.error().kind == util::ErrorKind::busy) return std::unexpected(opened.error());  // retried next time
       else m_lookup_failed = true;  // e.g. an in-memory database: use the shared connection
     }
   }
   auto rec = m_lookup ? m_lookup->find_live(header.substr(prefix.size()))
                       : store::TokenRepository(m_db).authenticate(header.substr(prefix.size()));
-  if (!rec) throw std::runtime_error("token lookup: " + rec.error().what());
+  if (!rec) return std::unexpected(rec.error());
   if (!*rec) return std::nullopt;
   auto role = parse_role((*rec)->role);
   if (!role) return std::nullopt;
@@ -92,7 +92,9 @@ AuthCheck Authenticator::check(const std::string& header, const std::string& add
         return {std::nullopt, std::max(1, int(std::ceil((1 - it->second.tokens) / m_logins.per_s)))};
     }
   }
-  auto who = lookup(header);
+  auto looked_up = lookup(header);
+  if (!looked_up) return {std::nullopt, 0, looked_up.error()};  // not the client's failure
+  auto& who = *looked_up;
   if (who || header.empty()) return {who, 0};  // no token at all is not a failed login
   std::lock_guard lock(m_mutex);
   if (m_failures.size() > 10000)  // forget addresses that are back to a full budget

@@ -28,6 +28,10 @@ struct Principal {
 struct AuthCheck {
   std::optional<Principal> who;
   int retry_after_s = 0;  // > 0: this address failed too often; refused without looking
+  // The token could not be looked up (the database locked past its bounded wait, a full disk):
+  // answered by its kind as every route answers one (api/http_util.hpp send_failure: busy 503,
+  // storage_full 507), and not counted as a failed login of the address.
+  std::optional<util::Error> failure;
 };
 
 // The message of a 401 for this Authorization header: missing, a token without the "Bearer "
@@ -48,11 +52,12 @@ class Authenticator {
   // missing, unknown or revoked. Every call reads the database (no cache), so a revocation by
   // any process takes effect at the next request. With auth disabled every request is an
   // anonymous admin. An unknown token counts as a failed login of `address`; an address past
-  // its failures is refused (retry_after_s) before its token is looked at.
+  // its failures is refused (retry_after_s) before its token is looked at. A lookup that fails
+  // sets `failure` (never throws).
   AuthCheck check(const std::string& authorization_header, const std::string& address);
 
  private:
-  std::optional<Principal> lookup(const std::string& authorization_header);
+  util::Result<std::optional<Principal>> lookup(const std::string& authorization_header);
   struct Bucket {
     double tokens;
     std::chrono::steady_clock::time_point at;

@@ -289,8 +289,9 @@ void ConnectionGate::try_head(Conn& c) {
         std::optional<Refusal> no;
         try {
           no = m_preflight(*p->head, p->peer.ip);
-        } catch (const std::exception& e) {
-          no = Refusal{500, "internal", e.what()};
+        } catch (const std::exception& e) {  // no exception text in an answer: it goes to the log
+          spdlog::error("http: the authentication of a request failed: {}", e.what());
+          no = Refusal{500, "internal", "the request could not be authenticated (the daemon's log says why)"};
         }
         give_back(p, no ? Outcome::refused : Outcome::preflight_ok, no.value_or(Refusal{}));
       }))

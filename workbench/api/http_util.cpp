@@ -22,22 +22,25 @@ void send_login_throttled(httplib::Response& res, const std::string& address, in
                  std::to_string(retry_after_s) + " s");
 }
 
-void send_failure(httplib::Response& res, const util::Error& e) {
+Refusal refusal_of(const util::Error& e) {
   switch (e.kind) {
     case util::ErrorKind::storage_full: {
-      res.set_header("Retry-After", "30");
       std::string m = e.what();
       if (m.find("nothing was stored") == std::string::npos)
         m += ": no space left on the disk holding the workspace; nothing was stored. Free space there and retry";
-      return send_error(res, 507, "insufficient_storage", m);
+      return {507, "insufficient_storage", m, {{"Retry-After", "30"}}};
     }
-    case util::ErrorKind::busy:
-      res.set_header("Retry-After", "1");
-      return send_error(res, 503, "busy", e.what());
-    case util::ErrorKind::not_found: return send_error(res, 404, "not_found", e.what());
+    case util::ErrorKind::busy: return {503, "busy", e.what(), {{"Retry-After", "1"}}};
+    case util::ErrorKind::not_found: return {404, "not_found", e.what(), {}};
     case util::ErrorKind::generic: break;
   }
-  send_error(res, 500, "internal", e.what());
+  return {500, "internal", e.what(), {}};
+}
+
+void send_failure(httplib::Response& res, const util::Error& e) {
+  Refusal r = refusal_of(e);
+  for (const auto& [name, value] : r.headers) res.set_header(name, value);
+  send_error(res, r.status, r.type, r.message);
 }
 
 void send_refusal(httplib::Response& res, const exec::Refusal& r) {
@@ -63,6 +66,10 @@ std::string noted_principal() { return t_principal; }
 
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role) {
   auto checked = ctx.auth.check(req.get_header_value("Authorization"), req.remote_addr);
+  if (checked.failure) {
+    send_failure(res, *checked.failure);
+    return std::nullopt;
+  }
   if (checked.retry_after_s > 0) {
     send_login_throttled(res, req.remote_addr, checked.retry_after_s);
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/context.hpp"
+#include "api/request_head.hpp"
 #include "exec/refusal.hpp"
 
 namespace kwb::api {
@@ -22,7 +23,10 @@ void send_login_throttled(httplib::Response& res, const std::string& address, in
 void send_failure(httplib::Response& res, const util::Error& e);
 // The intake's refusal as its HTTP answer (the one place RefusalCode becomes a status).
 void send_refusal(httplib::Response& res, const exec::Refusal& r);
-// Authenticates and rate-limits; on failure writes 401/403/429 and returns nullopt.
+// The same mapping as a Refusal, for the connection gate's answers before a route runs.
+Refusal refusal_of(const util::Error& e);
+// Authenticates and rate-limits; on failure writes 401/403/429 (or send_failure's answer when the
+// token could not be looked up) and returns nullopt.
 std::optional<Principal> guard(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, Role min_role);
 // The name of the token that guard() let through for this thread's current request, for the
 // request log line (api/server.cpp); "" before guard or after a refusal.

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
 #include "core/filters.hpp"
@@ -214,8 +215,14 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
   auto settle = [&](const store::CandidateRecord& rec, nlohmann::json& r) {
     // An earlier promotion whose commit landed but whose decision was not written: record it.
     if (auto landed = library::landed_promotion(**repo, rec.id)) {
-      (void)decisions.record({rec.id, "promoted", "recovered after an interrupted promotion", landed->commit,
-                              std::nullopt, ""});
+      if (auto d = decisions.record({rec.id, "promoted", "recovered after an interrupted promotion", landed->commit,
+                                     std::nullopt, ""});
+          !d) {
+        r.update({{"outcome", "error"},
+                  {"reason", "its promotion landed in commit " + landed->commit + " but its decision could not be "
+                             "recorded: " + d.error().what()}});
+        return;
+      }
       r.update({{"outcome", "promoted"}, {"reason", "already in the library (recovered an interrupted promotion)"},
                 {"commit", landed->commit}, {"kernel", landed->kernel}});
       return;
@@ -293,7 +300,12 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     r["fails_job"] = r["outcome"] != "promoted" && !(r["outcome"] == "no_longer_wins" && a.no_longer_wins == "pass");
     // A winner that no longer wins under fresh seeds is rejected, so it stops being pending.
     if (r["outcome"] == "regressed" || r["outcome"] == "no_longer_wins")
-      (void)decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "", std::nullopt, ""});
+      if (auto d = decisions.record({rec.id, "rejected", "kwb ci promote: " + r["reason"].get<std::string>(), "",
+                                     std::nullopt, ""});
+          !d) {  // it stays pending: the next run re-validates it again
+        spdlog::warn("ci promote: {}: its rejection was not recorded: {}", rec.id, d.error().what());
+        r["reason"] = r["reason"].get<std::string>() + " (its rejection could not be recorded: " + d.error().what() + ")";
+      }
     r["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
     // The agent's view of it: GET /v1/candidates/{id} "ci" and a `ci` event (docs/api.md).
     nlohmann::json event = {{"outcome", r["outcome"]}, {"reason", r["reason"]},

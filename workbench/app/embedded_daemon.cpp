@@ -12,12 +12,16 @@
 
 #include "store/database.hpp"
 #include "store/token_repository.hpp"
+#include "util/ignore.hpp"
 
 namespace kwb::app {
 
 EmbeddedDaemon::~EmbeddedDaemon() {
   if (m_token_id != 0)
-    if (auto db = store::Database::open(m_workspace / "kwb.db")) (void)store::TokenRepository(*db).revoke(m_token_id);
+    if (auto db = store::Database::open(m_workspace / "kwb.db"))
+      util::ignore(store::TokenRepository(*db).revoke(m_token_id),
+                   "the embedded daemon's token " + std::to_string(m_token_id) +
+                       " stays live: revoke it with `kwb token revoke " + std::to_string(m_token_id) + "`");
   if (m_pid > 0) {
     ::kill(m_pid, SIGTERM);
     int status = 0;

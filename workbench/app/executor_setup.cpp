@@ -3,6 +3,8 @@
 #include <set>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "app/commands.hpp"
 #include "core/verdict_parse.hpp"
 #include "exec/slurm_executor.hpp"
@@ -83,7 +85,9 @@ util::Result<std::shared_ptr<exec::DeviceExecutor>> make_executor(const util::Se
   cfg.on_verdict = [&db](const store::CandidateRecord& rec, const nlohmann::json& json) {
     auto v = core::verdict_from_json(json);
     if (!v || v->status != core::Status::accepted) return;
-    (void)store::TuningRepository(db).put(library::records_of(*v, rec.source_sha256, rec.id));
+    if (auto put = store::TuningRepository(db).put(library::records_of(*v, rec.source_sha256, rec.id)); !put)
+      spdlog::warn("fleet: candidate {}: its tuning records (its leaderboard rows) were not stored: {}", rec.id,
+                   put.error().what());
   };
   return std::shared_ptr<exec::DeviceExecutor>(std::make_shared<exec::SlurmExecutor>(db, std::move(cfg)));
 }

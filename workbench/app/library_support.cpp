@@ -9,6 +9,7 @@
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_device.hpp"
 #include "eval/reference_host.hpp"
+#include "util/ignore.hpp"
 
 namespace kwb::app {
 
@@ -123,7 +124,9 @@ eval::ReferenceOpener references_for(const eval::EvalOptions& opt, const spec::C
     std::vector<core::Spec> specs;
     for (const auto& op : prebuild->ops()) specs.push_back(*prebuild->find(op));
     std::thread([host, specs = std::move(specs)] {
-      for (const auto& spec : specs) (void)host->build(spec);
+      for (const auto& spec : specs)
+        util::ignore(host->build(spec), "prebuilding " + spec.op + "'s reference: the evaluation that opens it "
+                                        "builds it again and reports the reason");
     }).detach();
   }
   return [host](const core::Spec& spec) { return host->open(spec); };

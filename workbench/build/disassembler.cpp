@@ -10,6 +10,7 @@
 #include "launcher/sandbox.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/ignore.hpp"
 
 namespace kwb::build {
 
@@ -139,7 +140,8 @@ util::Result<SassResult> disassemble(const DisassemblerTool& tool, const SassReq
   if (!key.empty()) {
     std::error_code ec;
     fs::create_directories(req.cache_dir, ec);
-    (void)util::write_file_atomic(req.cache_dir / (key + ".sass"), r.text);  // a failed write only costs a re-run
+    util::ignore(util::write_file_atomic(req.cache_dir / (key + ".sass"), r.text),
+                 "caching a disassembly: a failed write only costs a re-run");
   }
   return r;
 }

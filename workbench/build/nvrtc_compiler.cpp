@@ -6,6 +6,7 @@
 
 #include "build/nvrtc_diagnostics.hpp"
 #include "build/nvrtc_worker.hpp"
+#include "util/ignore.hpp"
 
 namespace kwb::build {
 
@@ -198,7 +199,9 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
         error = worker_error;
         return;
       }
-      if (results[i].ok && !m_opt.cache_dir.empty()) cache.put(keys[i], {results[i].cubin, results[i].log, results[i].l2_policy, results[i].ptx});
+      if (results[i].ok && !m_opt.cache_dir.empty())
+        util::ignore(cache.put(keys[i], {results[i].cubin, results[i].log, results[i].l2_policy, results[i].ptx}),
+                     "caching a compiled CUDA kernel: a failed write only costs a compile the next time");
     }
   };
   std::vector<std::thread> pool;

@@ -207,7 +207,9 @@ bool SlurmExecutor::submit(Job& job, const std::string&) {
   auto out = run_command(args);
   std::string job_id = out.out.substr(0, out.out.find_first_of(";\n"));
   if (!out.ok() || job_id.empty()) {
-    (void)fleet.remove(id);
+    if (auto r = fleet.remove(id); !r)  // a restarted daemon finds the candidate finished and removes it
+      spdlog::warn("fleet: candidate {}: its fleet row was not removed after sbatch refused the job: {}", id,
+                   r.error().what());
     m_ledger->finish_error(job.rec, "fleet: sbatch refused the job (" + out.describe() +
                                       "): a fault of the cluster configuration, not of the candidate");
     return false;
@@ -215,7 +217,10 @@ bool SlurmExecutor::submit(Job& job, const std::string&) {
   job.job_id = job_id;
   job.progress_offset = 0;
   job.running_seen = false;
-  (void)fleet.put({id, name(), job_id, job.tries, job.attempt, ""});
+  // Without the job id in its row, a restarted daemon finds the job by its name (kwb-<id>).
+  if (auto r = fleet.put({id, name(), job_id, job.tries, job.attempt, ""}); !r)
+    spdlog::warn("fleet: candidate {}: Slurm job {} was not recorded (a restarted daemon looks it up by its name "
+                 "kwb-{}): {}", id, job_id, id, r.error().what());
   m_ledger->event(id, "stage", {{"stage", "validate"}, {"finished", false},
                               {"detail", "submitted as Slurm job " + job_id +
                                              (job.tries > 1 ? " (try " + std::to_string(job.tries) + ")" : "")}});
@@ -379,7 +384,8 @@ std::string SlurmExecutor::keep_node_devices(const Job& job, const nlohmann::jso
 
 void SlurmExecutor::forget(const std::string& id) {
   store::FleetJobRepository fleet(m_db);
-  (void)fleet.remove(id);
+  if (auto r = fleet.remove(id); !r)  // a restarted daemon finds the candidate finished and removes it
+    spdlog::warn("fleet: candidate {}: its fleet row was not removed: {}", id, r.error().what());
   std::error_code ec;
   std::filesystem::remove_all(dir_of(id), ec);
   std::lock_guard lock(m_mutex);
@@ -453,7 +459,9 @@ void SlurmExecutor::poll_once() {
         if (auto it = by_name.find("kwb-" + job.rec.id); it != by_name.end()) {
           job.job_id = it->second;
           store::FleetJobRepository fleet(m_db);
-          (void)fleet.put({job.rec.id, name(), job.job_id, job.tries, job.attempt, ""});
+          if (auto r = fleet.put({job.rec.id, name(), job.job_id, job.tries, job.attempt, ""}); !r)
+            spdlog::warn("fleet: candidate {}: Slurm job {} (found by its name) was not recorded: {}", job.rec.id,
+                         job.job_id, r.error().what());
         } else {
           resubmit(job, "its submission was interrupted before Slurm answered");
           continue;

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/verdict_parse.hpp"
 #include "library/dispatch.hpp"
@@ -126,7 +127,18 @@ Outcome Curator::promote_locked(const core::Candidate& cand, const core::Verdict
   // A promotion whose commit landed but whose decision was not recorded (the process died in
   // between): the library already names this candidate, so record it now.
   if (auto landed = landed_promotion(m_repo, id)) {
-    (void)decisions.record({id, "promoted", "recovered after an interrupted promotion", landed->commit, token_id, ""});
+    auto recorded =
+        decisions.record({id, "promoted", "recovered after an interrupted promotion", landed->commit, token_id, ""});
+    if (!recorded) {
+      spdlog::warn("library: candidate {}: its promotion in commit {} (an interrupted promotion) is still not "
+                   "recorded: {}", id, landed->commit, recorded.error().what());
+      return error(Code::internal, "candidate " + id + " was promoted in commit " + landed->commit +
+                                       " by an interrupted promotion, and its decision is still not recorded: " +
+                                       recorded.error().what() + "; promote it again to record it");
+    }
+    if (!*recorded)
+      return error(Code::conflict, "promoted in commit " + landed->commit + ", but another process recorded a "
+                                   "decision on " + id + " meanwhile");
     return ok({{"id", id}, {"decision", "promoted"}, {"commit", landed->commit}, {"kernel", landed->kernel},
                {"recovered", true}});
   }

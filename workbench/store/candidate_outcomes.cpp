@@ -48,7 +48,7 @@ util::Result<bool> CandidateRepository::finish_once(const std::string& id, const
   Database::DurableWrite durable(m_db);
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return std::unexpected(std::move(e));
   };
   Statement st(m_db.handle(),
@@ -63,7 +63,7 @@ util::Result<bool> CandidateRepository::finish_once(const std::string& id, const
   st.bind(5, std::string(core::comparison_state_name(comparison)));
   if (st.step() != SQLITE_DONE) return rollback(store_failure(m_db, st).error());
   if (st.changes() == 0) {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return false;
   }
   if (auto r = write_results(m_db, id, verdict); !r) return rollback(r.error());
@@ -87,7 +87,7 @@ util::Result<bool> CandidateRepository::decide_once(const std::string& id, const
   Database::DurableWrite durable(m_db);
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return std::unexpected(std::move(e));
   };
   Statement st(m_db.handle(),
@@ -97,7 +97,7 @@ util::Result<bool> CandidateRepository::decide_once(const std::string& id, const
   st.bind(1, id).bind(2, dump(comparison)).bind(3, dump(verdict));
   if (st.step() != SQLITE_DONE) return rollback(store_failure(m_db, st).error());
   if (st.changes() == 0) {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return false;
   }
   if (auto r = write_results(m_db, id, verdict); !r) return rollback(r.error());

@@ -149,7 +149,7 @@ util::Result<core::CandidateState> CandidateRepository::cancel(const std::string
     auto guard = m_db.lock();
     if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
     auto rollback = [&](util::Error e) -> util::Result<core::CandidateState> {
-      (void)m_db.exec("ROLLBACK;");
+      m_db.rollback();
       return std::unexpected(std::move(e));
     };
     Statement q(m_db.handle(),
@@ -184,7 +184,7 @@ util::Result<bool> CandidateRepository::mark_cancelled(const std::string& id, co
   auto guard = m_db.lock();
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
   auto rollback = [&](util::Error e) -> util::Result<bool> {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return std::unexpected(std::move(e));
   };
   Statement st(m_db.handle(),

@@ -10,6 +10,7 @@
 
 #include "store/migrations.hpp"
 #include "store/statement.hpp"
+#include "util/ignore.hpp"
 
 namespace kwb::store {
 
@@ -101,7 +102,7 @@ util::Result<Database> Database::open(const std::filesystem::path& file) {
     for (int v = d.schema_version(); v < int(steps.size()); ++v) {
       auto r = d.exec(std::string(steps[size_t(v)]) + "PRAGMA user_version=" + std::to_string(v + 1) + ";");
       if (!r) {
-        (void)d.exec("ROLLBACK;");
+        d.rollback();
         return util::fail(r.error().kind, file.string(),
                           "migration to schema version " + std::to_string(v + 1) + " failed: " + r.error().message);
       }
@@ -190,6 +191,21 @@ util::Result<void> Database::exec(const std::string& sql) {
     return failure(m_db, rc, msg);
   }
   return {};
+}
+
+void Database::rollback() {
+  auto guard = lock();
+  if (!m_db || sqlite3_get_autocommit(m_db) != 0) return;  // no transaction open (SQLite ended it)
+  util::ignore(exec("ROLLBACK;"), "ending a failed transaction (the statement's own error is what the caller reports)");
+}
+
+Database::DurableWrite::DurableWrite(Database& db) : m_db(db) {
+  util::ignore(m_db.exec("PRAGMA synchronous=FULL;"),
+               "the next commit is durable against a crash of the process only, not against a power loss");
+}
+
+Database::DurableWrite::~DurableWrite() {
+  util::ignore(m_db.exec("PRAGMA synchronous=NORMAL;"), "later commits are fsync'ed too (slower, not less safe)");
 }
 
 int Database::schema_version() const {

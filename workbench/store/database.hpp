@@ -62,13 +62,18 @@ class Database {
   Reader reader() const;
 
   util::Result<void> exec(const std::string& sql);
+  // Ends the writer's open transaction, if one is still open, after a statement of it failed
+  // (SQLite ends some itself: a full disk, an I/O error). The caller returns that statement's
+  // error; a ROLLBACK that fails as well is logged (util::ignore).
+  void rollback();
   int schema_version() const;
 
-  // While it lives (under lock()), commits of the writer are fsync'ed before they return.
+  // While it lives (under lock()), commits of the writer are fsync'ed before they return (a
+  // PRAGMA that fails is logged: the write is then as durable as an ordinary one).
   class DurableWrite {
    public:
-    explicit DurableWrite(Database& db) : m_db(db) { (void)m_db.exec("PRAGMA synchronous=FULL;"); }
-    ~DurableWrite() { (void)m_db.exec("PRAGMA synchronous=NORMAL;"); }
+    explicit DurableWrite(Database& db);
+    ~DurableWrite();
     DurableWrite(const DurableWrite&) = delete;
 
    private:

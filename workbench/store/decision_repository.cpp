@@ -16,11 +16,11 @@ util::Result<bool> DecisionRepository::record(const DecisionRecord& d) {
     if (auto e = EventRepository(m_db).append(d.candidate_id, "decision", data); !e) done = std::unexpected(e.error());
   }
   if (!done || !*done) {
-    (void)m_db.exec("ROLLBACK");
+    m_db.rollback();
     return done;
   }
   if (auto c = m_db.exec("COMMIT"); !c) {
-    (void)m_db.exec("ROLLBACK");
+    m_db.rollback();
     return std::unexpected(c.error());
   }
   return true;

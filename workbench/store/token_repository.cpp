@@ -1,10 +1,32 @@
 #include "store/token_repository.hpp"
 
+#include <cerrno>
+
 #include "store/statement.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
 namespace kwb::store {
+
+namespace {
+
+// A failure of the token lookup's own connection, classified as Database::failure classifies the
+// writer's (store/database.hpp): the HTTP layer answers busy 503 and storage_full 507.
+util::Unexpected lookup_failure(sqlite3* db, int rc, const std::filesystem::path& file, const std::string& what) {
+  const int primary = rc & 0xff;
+  const int sys = db ? sqlite3_system_errno(db) : 0;
+  const std::string msg = what + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+  if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)))
+    return util::fail(util::ErrorKind::storage_full, file.string(),
+                      msg + ": no space left on the disk holding the workspace. Free space there and retry");
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    return util::fail(util::ErrorKind::busy, file.string(),
+                      msg + ": another connection holds the database's lock (waited at most " +
+                          std::to_string(Database::k_reader_busy_wait.count()) + " ms); retry shortly");
+  return util::fail(file.string(), msg);
+}
+
+}  // namespace
 
 std::string TokenRepository::check_name(const std::string& name) {
   if (name.empty()) return "name: must not be empty";
@@ -33,7 +55,7 @@ util::Result<std::optional<TokenRecord>> TokenRepository::authenticate(const std
   st.bind(1, util::sha256_hex(secret));
   int rc = st.step();
   if (rc == SQLITE_DONE) return std::optional<TokenRecord>{};
-  if (rc != SQLITE_ROW) return util::fail(m_db.file().string(), st.error());
+  if (rc != SQLITE_ROW) return m_db.failure(st, "tokens");  // busy / storage_full classified
   return TokenRecord{st.integer(0), st.text(1), st.text(2), st.text(3), st.integer(4) != 0};
 }
 
@@ -76,18 +98,19 @@ util::Result<bool> TokenRepository::revoke(int64_t id) {
 
 util::Result<std::unique_ptr<TokenLookup>> TokenLookup::open(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+  if (int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr); rc != SQLITE_OK) {
+    auto failed = lookup_failure(db, rc, file, "token lookup connection");
     sqlite3_close(db);
-    return util::fail(file.string(), "token lookup connection: " + why);
+    return failed;
   }
-  sqlite3_busy_timeout(db, 5000);
+  // The same bounded wait as the other read-only connections (store/database.hpp).
+  sqlite3_busy_timeout(db, int(Database::k_reader_busy_wait.count()));
   sqlite3_stmt* st = nullptr;
   const char* sql = "SELECT id, name, role, created_at, revoked FROM tokens WHERE hash = ?1 AND revoked = 0";
-  if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
-    std::string why = sqlite3_errmsg(db);
+  if (int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr); rc != SQLITE_OK) {
+    auto failed = lookup_failure(db, rc, file, "token lookup");
     sqlite3_close(db);
-    return util::fail(file.string(), "token lookup: " + why);
+    return failed;
   }
   return std::unique_ptr<TokenLookup>(new TokenLookup(db, st, file));
 }
@@ -111,7 +134,7 @@ util::Result<std::optional<TokenRecord>> TokenLookup::find_live(const std::strin
   if (rc == SQLITE_ROW)
     out = TokenRecord{sqlite3_column_int64(m_st, 0), text(1), text(2), text(3), sqlite3_column_int64(m_st, 4) != 0};
   else if (rc != SQLITE_DONE)
-    out = util::fail(m_file.string(), sqlite3_errmsg(m_db));
+    out = lookup_failure(m_db, rc, m_file, "token lookup");
   sqlite3_reset(m_st);  // ends the read transaction: the next lookup sees every later commit
   return out;
 }

@@ -46,7 +46,7 @@ util::Result<void> TuningRepository::put(const std::vector<TuningRecord>& record
   auto guard = m_db.lock();
   if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return r;
   auto rollback = [&](util::Error e) {
-    (void)m_db.exec("ROLLBACK;");
+    m_db.rollback();
     return std::unexpected(std::move(e));
   };
   for (const auto& rec : records) {

@@ -1,5 +1,8 @@
 #pragma once
-// Expected failures are values (docs/architecture.md "Errors are values"): Result<T> = std::expected<T, Error>.
+// Expected failures are values (docs/architecture.md "Errors are values"): Result<T> is a std::expected<T, Error> that cannot be dropped
+// unseen ([[nodiscard]]; the project compiles with -Werror=unused-result, so a dropped Result is
+// a compile error). A caller handles it, propagates it, or drops it by name with
+// util::ignore(result, why) (util/ignore.hpp), which logs a dropped error once.
 // An error carries a kind where a caller must act on it (the HTTP layer maps kinds to statuses in
 // one place, api/http_util.cpp); most errors are `generic` and only reach a person.
 #include <expected>
@@ -35,8 +38,18 @@ inline const char* kind_name(ErrorKind k) {
   return "generic";
 }
 
+// std::expected<T, Error> with every constructor and assignment of it, plus a conversion from a
+// plain std::expected<T, Error> (what and_then / transform return), so both convert either way.
 template <class T>
-using Result = std::expected<T, Error>;
+class [[nodiscard("a dropped Result loses its error: handle it, return it, or util::ignore(result, why)")]] Result
+    : public std::expected<T, Error> {
+ public:
+  using Expected = std::expected<T, Error>;
+  using Expected::Expected;
+  using Expected::operator=;  // assigning a value or an unexpected in place, as std::expected does
+  constexpr Result(const Expected& other) : Expected(other) {}
+  constexpr Result(Expected&& other) : Expected(std::move(other)) {}
+};
 
 using Unexpected = std::unexpected<Error>;
 
