@@ -23,7 +23,7 @@ set(kwb_long_tests
   "DaemonStorage.ALockedDatabaseAnswers503WithRetryAfterAndReadsDoNotWait|25"
   "NvccCompile.CubCompiles|24"
   "DaemonStorage.AFullDiskAnswers507NeverAnIdThatIsNotStoredAndHealthSaysSo|23"
-  "LibraryFlow.AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible|22"
+  "LibraryFlow.AutoPromoteCommitsAWinnerBeforeItsDecisionIsVisible|22"
   "DaemonStorage.AnEmptyDatabaseIsRefusedAndKwbRestoreBringsTheBackupBack|21")
 foreach(entry ${kwb_long_tests})
   string(REPLACE "|" ";" fields "${entry}")
@@ -44,7 +44,8 @@ set(kwb_timing_tests
   DaemonCrash.KillNineWithTwentyInFlightLosesNothing
   LibraryFlow.WinnersPromoteInOneCommitAndLosersAreRefused
   LibraryFlow.CiPromoteRevalidatesPendingWinnersAndWritesReports
-  LibraryFlow.AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible
+  LibraryFlow.AutoPromoteCommitsAWinnerBeforeItsDecisionIsVisible
+  LibraryFlow.OnePassTimesTheCandidateAgainstAWarmIncumbentAndTheDecisionFollowsTheVerdict
   AgentTuneLoop
   WebUi.ReviewPages)
 foreach(name ${kwb_timing_tests})

@@ -356,7 +356,7 @@ TEST_F(LibraryFlow, CiPromoteRevalidatesPendingWinnersAndWritesReports) {
   }
 }
 
-TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible) {
+TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsDecisionIsVisible) {
   m_daemon.stop();
   std::string error;
   ASSERT_TRUE(m_daemon.start({"--no-auth", "--time-budget-ms", "150", "--kernels-dir", m_kernels.string(),
@@ -367,7 +367,8 @@ TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible) {
   auto v = verdict(a);
   ASSERT_EQ(v["summary"]["beats_incumbent"], true);
   EXPECT_NE(v["reason"].get<std::string>().find("auto-promoted in library commit"), std::string::npos) << v["reason"];
-  // Promoted in the decide stage, before the verdict became visible: no waiting needed.
+  // Promoted before its decision became visible (the long-poll above waits for the decision):
+  // no waiting needed.
   auto repo = kwb::library::Repository::open(m_root / "ws" / "library");
   ASSERT_TRUE(repo);
   ASSERT_EQ((*repo)->log()->size(), 2u) << m_daemon.log();
@@ -375,6 +376,41 @@ TEST_F(LibraryFlow, AutoPromoteCommitsAWinnerBeforeItsVerdictIsVisible) {
   EXPECT_EQ(head.trailers.at("Kwb-Candidate"), a);
   EXPECT_EQ(head.trailers.at("Kwb-Reviewer"), "auto-promote");
   EXPECT_EQ(body_of(promote(a))["error"]["type"], "conflict");  // decided already
+}
+
+// One pass (docs/library.md "One pass"): the candidate's bench times come from block pairs
+// interleaved with a warm incumbent, which the first candidate prepares and the next reuses; the
+// verdict is stored before the decision, which follows as its own event.
+TEST_F(LibraryFlow, OnePassTimesTheCandidateAgainstAWarmIncumbentAndTheDecisionFollowsTheVerdict) {
+  std::string first = submit(fast("one pass 1"));
+  ASSERT_FALSE(first.empty());
+  auto v1 = verdict(first);
+  ASSERT_EQ(v1["status"], "accepted") << v1.dump(2);
+  EXPECT_TRUE(v1["summary"]["stage_ms"].contains("incumbent_prepare")) << "the first prepares the warm incumbent";
+  for (const auto& w : v1["workloads"]) {
+    if (w["kind"] != "bench") continue;
+    EXPECT_TRUE(w["time"]["interleaved"].get<bool>()) << w.dump();
+    ASSERT_TRUE(w["comparison"].is_object()) << w.dump();
+    // The comparison's blocks include those that timed the candidate for its verdict.
+    EXPECT_GE(w["comparison"]["samples"].get<int>(), w["time"]["samples"].get<int>()) << w.dump();
+    EXPECT_GE(w["comparison"]["blocks"].get<int>(), 9) << "the stopping rule's first look" << w.dump();
+  }
+  std::string second = submit(fast("one pass 2"));
+  auto v2 = verdict(second);
+  ASSERT_EQ(v2["status"], "accepted") << v2.dump(2);
+  EXPECT_FALSE(v2["summary"]["stage_ms"].contains("incumbent_prepare")) << "the warm incumbent was prepared again";
+  EXPECT_EQ(v2["summary"]["beats_incumbent"], true) << v2["reason"];
+  // The events: the verdict (its comparison pending), then the comparison's decision.
+  auto events = body_of(client().Get("/v1/candidates/" + second + "/events?wait=1"));
+  std::vector<std::string> order;
+  for (const auto& e : events["events"]) {
+    if (e["kind"] == "verdict") order.push_back("verdict:" + e["data"].value("comparison", std::string()));
+    if (e["kind"] == "comparison") order.push_back(std::string("comparison:") + (e["data"]["promotable"].get<bool>() ? "promotable" : "not"));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"verdict:pending", "comparison:promotable"})) << events.dump(2);
+  auto cand = body_of(client().Get("/v1/candidates/" + second));
+  EXPECT_EQ(cand["comparison"]["state"], "done");
+  EXPECT_EQ(cand["comparison"]["promotable"], true);
 }
 
 }  // namespace

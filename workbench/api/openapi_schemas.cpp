@@ -176,7 +176,9 @@ json time_stats_schema() {
               {"samples", integer()}, {"discarded", integer()},
               {"stop_reason", {{"type", "string"}, {"description", "converged, budget, hard_budget or max_samples"}}},
               {"clock", str()}, {"cold", boolean()}, {"launch_overhead_ns", number()},
-              {"sm_clock_min_mhz", number()}, {"sm_clock_max_mhz", number()}, {"timed_ms", number()}});
+              {"sm_clock_min_mhz", number()}, {"sm_clock_max_mhz", number()}, {"timed_ms", number()},
+              {"interleaved", {{"type", "boolean"}, {"description", "timed in block pairs with the incumbent (one pass)"}}}},
+             {"interleaved"});
 }
 
 json comparison_schema() {

@@ -60,19 +60,20 @@ util::Result<library::Policy> load_policy(const std::string& file, int decide_bu
                     : key == "decide_budget_ms"   ? &budget
                     : key == "min_blocks"         ? &blocks
                     : key == "gpu_precision_pct"  ? &p.gpu_precision_pct
+                    : key == "gpu_block_ms"       ? &p.gpu_block_ms
                     : key == "cpu_min_gain_pct"   ? &p.cpu_min_gain_pct
                     : key == "cpu_same_margin_pct" ? &p.cpu_same_margin_pct
                                                   : nullptr;
     if (!field)
       return util::fail(file + ": " + key, "unknown policy key (known: min_gain_pct, same_margin_pct, "
                                            "max_regression_pct, confidence, decide_budget_ms, min_blocks, "
-                                           "gpu_precision_pct, cpu_min_gain_pct, cpu_same_margin_pct)");
+                                           "gpu_precision_pct, gpu_block_ms, cpu_min_gain_pct, cpu_same_margin_pct)");
     if (!value.is_number() || value.get<double>() < 0) return util::fail(file + ": " + key, "expected a number >= 0");
     *field = value.get<double>();
   }
   if (!(p.confidence > 0.5 && p.confidence < 1)) return util::fail(file + ": confidence", "expected a number in (0.5, 1)");
-  if (budget < 1 || blocks < 1)
-    return util::fail(file + ": " + (budget < 1 ? "decide_budget_ms" : "min_blocks"), "expected a number >= 1");
+  if (budget < 1) return util::fail(file + ": decide_budget_ms", "expected a number >= 1");
+  if (blocks < 0) return util::fail(file + ": min_blocks", "expected a number >= 0 (0: the interval's first look)");
   p.decide_budget_ms = int(budget);
   p.min_blocks = int(blocks);
   return p;
@@ -332,6 +333,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
                              {"decide_budget_ms", policy->decide_budget_ms},
                              {"min_blocks", policy->min_blocks},
                              {"gpu_precision_pct", policy->gpu_precision_pct},
+                             {"gpu_block_ms", policy->gpu_block_ms},
                              {"cpu_min_gain_pct", policy->cpu_min_gain_pct},
                              {"cpu_same_margin_pct", policy->cpu_same_margin_pct},
                              {"no_longer_wins", a.no_longer_wins}}},
@@ -355,7 +357,7 @@ void add_ci_command(CLI::App& app, util::Settings& settings, int& code) {
       "promote", "Re-validate pending winners with fresh seeds, re-time the incumbents, promote those that still win");
   promote->add_option("--policy", a->policy,
                       "JSON policy file: {\"min_gain_pct\": 3, \"same_margin_pct\": 2, \"max_regression_pct\": 5, "
-                      "\"confidence\": 0.99, \"decide_budget_ms\": 3000, \"min_blocks\": 20}");
+                      "\"confidence\": 0.99, \"decide_budget_ms\": 3000, \"min_blocks\": 0}");
   promote->add_option("--report-json", a->report_json, "Write the kwb.ci-promote.v1 JSON report here");
   promote->add_option("--junit", a->junit, "Write a JUnit XML report here");
   promote->add_option("--op", a->ops, "Only these ops (repeatable)");

@@ -1,5 +1,7 @@
 #include "app/judging.hpp"
 
+#include <chrono>
+
 #include <spdlog/spdlog.h>
 
 namespace kwb::app {
@@ -10,11 +12,78 @@ library::Policy policy_from(const util::Settings& settings) {
   return p;
 }
 
+namespace {
+
+// The one-pass timer of one candidate; its warm incumbent goes back to the pool when the
+// candidate's evaluation lets go of it, unless it failed on a workload.
+class PooledPairedBenchmark : public eval::PairedBenchmark {
+ public:
+  PooledPairedBenchmark(std::shared_ptr<IncumbentPool> pool, IncumbentKey key, std::unique_ptr<eval::Evaluation> warm,
+                        std::unique_ptr<eval::TimingSubject> subject, eval::PairedConfig cfg, eval::PairedRules rules)
+      : eval::PairedBenchmark(std::move(subject), cfg, std::move(rules)), m_pool(std::move(pool)), m_key(std::move(key)),
+        m_warm(std::move(warm)) {}
+  ~PooledPairedBenchmark() override {
+    release_incumbent();  // its timing subject goes first: it refers to the evaluation's runner
+    if (incumbent_failures().empty()) m_pool->give(m_key, std::move(m_warm));
+  }
+
+ private:
+  std::shared_ptr<IncumbentPool> m_pool;
+  IncumbentKey m_key;
+  std::unique_ptr<eval::Evaluation> m_warm;
+};
+
+}  // namespace
+
 Judging::Judging(library::Repository* library, store::Database& db, const spec::Catalog& specs,
                  exec::EvaluationFactory factory, JudgingConfig cfg, library::Curator* curator)
     : m_db(db), m_factory(std::move(factory)), m_cfg(std::move(cfg)), m_baselines(specs),
       m_auto_promote(m_cfg.auto_promote), m_curator(curator) {
   if (library) m_referee.emplace(*library, db, m_cfg.policy);
+  if (m_cfg.warm_incumbents > 0) m_pool = std::make_shared<IncumbentPool>(m_cfg.warm_incumbents);
+}
+
+std::shared_ptr<eval::BenchTimer> Judging::bench_timer(const store::CandidateRecord& rec, const std::string& source,
+                                                       eval::Evaluation& evaluation) {
+  if (!m_referee || !m_pool || !evaluation.variant()) return nullptr;
+  const core::Verdict so_far = evaluation.verdict();  // device, backend, spec version
+  core::Candidate cand = candidate_of(rec, source, so_far);
+  cand.variant = evaluation.variant()->name;
+  const std::string dc = library::device_class(so_far, rec.device_class);
+  auto inc = m_referee->find_incumbent(cand, dc);
+  if (!inc) return nullptr;
+  std::string flags;
+  for (const auto& f : inc->flags) flags += " " + f;
+  IncumbentKey key{evaluation.bound_device(), cand.op + "/" + cand.variant + "/" + cand.backend + "/" + dc,
+                   inc->ref.source_sha256 + "|spec v" + std::to_string(so_far.spec_version) + "|" + flags};
+  auto warm = m_pool->take(key);
+  std::optional<double> prepared_ms;
+  if (!warm) {
+    const auto t0 = std::chrono::steady_clock::now();
+    // Prepared once: its validation under the candidate's spec version is its re-validation;
+    // an incumbent that fails it is left to the comparison after the verdict (which says why).
+    store::CandidateRecord pinned = rec;
+    pinned.spec_version = so_far.spec_version;
+    core::Candidate ic{"library:" + inc->entry.kernel, cand.op, cand.variant, cand.backend, inc->source,
+                       inc->entry.kernel, inc->flags, "warm incumbent"};
+    auto made = prepare_library_kernel(on_device_of(evaluation), pinned, ic, {eval::EvalOptions::k_no_bench});
+    if (!made) return nullptr;
+    if (eval::run_to_verdict(**made).status != core::Status::accepted) return nullptr;
+    warm = std::move(*made);
+    prepared_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  auto subject = warm->timing_subject("the incumbent");
+  if (!subject) return nullptr;
+  const std::string device = evaluation.device_key();
+  auto timer = std::make_shared<PooledPairedBenchmark>(m_pool, std::move(key), std::move(warm), std::move(subject),
+                                                       m_referee->paired_config(device), m_referee->paired_rules(device));
+  timer->set_incumbent_source(inc->ref.source_sha256);
+  std::lock_guard lock(m_mutex);
+  for (auto it = m_paired.begin(); it != m_paired.end();)  // candidates that ended before their comparison
+    it = it->second.expired() ? (m_prepared_ms.erase(it->first), m_paired.erase(it)) : std::next(it);
+  m_paired[rec.id] = timer;
+  if (prepared_ms) m_prepared_ms[rec.id] = *prepared_ms;
+  return timer;
 }
 
 core::Candidate Judging::candidate_of(const store::CandidateRecord& rec, const std::string& source,
@@ -44,6 +113,13 @@ bool Judging::verdict(const store::CandidateRecord& rec, const std::string& sour
       return measure_library_kernel(on_device, like, k);
     });
   }
+  {  // the warm incumbent's preparation, where this candidate paid for it (the first of its kind)
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_prepared_ms.find(rec.id); it != m_prepared_ms.end()) {
+      v.summary.stage_ms["incumbent_prepare"] = it->second;
+      m_prepared_ms.erase(it);
+    }
+  }
   if (!m_referee) return false;
   auto inc = m_referee->settle(candidate_of(rec, source, v), v, &evaluation);
   if (!inc) return false;
@@ -72,6 +148,17 @@ void Judging::compare(const store::CandidateRecord& rec, const std::string& sour
       return;
     }
   }
+  std::shared_ptr<eval::PairedBenchmark> paired;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_paired.find(rec.id); it != m_paired.end()) {
+      paired = it->second.lock();
+      m_paired.erase(it);
+    }
+  }
+  // One pass where the benchmark stage was timed against this very incumbent.
+  if (paired && paired->incumbent_source() == inc->ref.source_sha256)
+    return m_referee->compare_paired(cand, v, evaluation, *inc, *paired);
   store::CandidateRecord pinned = rec;
   pinned.spec_version = v.spec_version;
   auto on_device = on_device_of(evaluation);

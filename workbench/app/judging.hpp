@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/baseline_judge.hpp"
+#include "app/incumbent_pool.hpp"
 #include "app/library_support.hpp"
 #include "exec/judge.hpp"
 #include "library/curator.hpp"
@@ -21,6 +22,7 @@ struct JudgingConfig {
   library::Policy policy;
   bool baselines = true;               // vendor baselines for GPU verdicts (vs_baseline)
   std::string auto_promote = "none";   // the auto-promote setting: none, all or a list of ops
+  size_t warm_incumbents = 8;          // idle warm incumbents kept at most (0: one pass off)
 };
 
 // The policy from the settings (decide-budget-ms); `ci promote` reads its own file on top.
@@ -34,6 +36,11 @@ class Judging : public exec::Judge {
   Judging(library::Repository* library, store::Database& db, const spec::Catalog& specs, exec::EvaluationFactory factory,
           JudgingConfig cfg, library::Curator* curator = nullptr);
 
+  // One pass: where the library has an incumbent for the candidate, a warm evaluation of it
+  // (incumbent_pool.hpp, prepared and validated the first time) timed interleaved with the
+  // candidate in its benchmark stage.
+  std::shared_ptr<eval::BenchTimer> bench_timer(const store::CandidateRecord& rec, const std::string& source,
+                                                eval::Evaluation& evaluation) override;
   bool verdict(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
                eval::Evaluation& evaluation) override;
   void compare(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,
@@ -57,8 +64,12 @@ class Judging : public exec::Judge {
   BaselineJudge m_baselines;
   AutoPromote m_auto_promote;
   library::Curator* m_curator;
+  std::shared_ptr<IncumbentPool> m_pool;
   std::mutex m_mutex;
   std::map<std::string, library::Incumbent> m_settled;  // candidate id -> incumbent, verdict() to compare()
+  // candidate id -> its one-pass timer (owned by its evaluation: gone when the evaluation is)
+  std::map<std::string, std::weak_ptr<eval::PairedBenchmark>> m_paired;
+  std::map<std::string, double> m_prepared_ms;  // candidate id -> its warm incumbent's preparation
 };
 
 }  // namespace kwb::app

@@ -48,6 +48,9 @@ struct TimeStats {
   // GPU: the SM clock NVML read at each timing batch (0 when unknown), to compare runs and tools.
   unsigned sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
   double timed_ms = 0;  // wall time of the timing batches (what the budget counts)
+  // Timed in block pairs interleaved with the incumbent (one pass, docs/library.md "One pass"):
+  // the comparison's first blocks; timed_ms counts both sides' blocks then.
+  bool interleaved = false;
 };
 
 // An interleaved A/B comparison of one bench workload with the incumbent (docs/library.md

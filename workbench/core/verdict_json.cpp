@@ -42,7 +42,7 @@ nlohmann::json to_json(const TimeStats& t) {
           {"samples", t.samples}, {"discarded", t.discarded}, {"stop_reason", t.stop_reason},
           {"clock", t.clock}, {"cold", t.cold}, {"launch_overhead_ns", t.launch_overhead_ns},
           {"sm_clock_min_mhz", t.sm_clock_min_mhz}, {"sm_clock_max_mhz", t.sm_clock_max_mhz},
-          {"timed_ms", t.timed_ms}};
+          {"timed_ms", t.timed_ms}, {"interleaved", t.interleaved}};
 }
 
 nlohmann::json to_json(const Comparison& c) {

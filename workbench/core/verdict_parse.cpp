@@ -45,6 +45,7 @@ TimeStats time_stats(const J& t) {
   s.samples = int(num(t, "samples"));
   s.discarded = int(num(t, "discarded"));
   s.timed_ms = num(t, "timed_ms");
+  s.interleaved = t.value("interleaved", false);
   s.stop_reason = str(t, "stop_reason");
   s.clock = str(t, "clock");
   s.cold = !(t.contains("cold") && t["cold"].is_boolean()) || t["cold"].get<bool>();

@@ -122,7 +122,23 @@ core::Verdict BasicEvaluation::verdict() {
 }
 
 std::unique_ptr<TimingSubject> BasicEvaluation::timing_subject(const std::string& who) {
-  if (!m_decided || m_verdict.status != core::Status::accepted || !m_runner || !m_arena || !m_variant) return nullptr;
+  if (!m_decided || m_verdict.status != core::Status::accepted) return nullptr;
+  return make_timing_subject(who);
+}
+
+std::optional<CheckFailure> BasicEvaluation::time_workload(const core::Workload& w, WorkloadHarness& h,
+                                                           const BenchmarkConfig& cfg, const StoppingCriterion& criterion,
+                                                           const std::function<void()>& fresh, core::TimeStats& out) {
+  if (m_bench_timer)
+    if (auto subject = make_timing_subject("the candidate")) {
+      subject->attach(w, h);
+      return m_bench_timer->time(w, *subject, cfg, criterion, fresh, out);
+    }
+  return run_benchmark(h, *m_runner, cfg, criterion, fresh, out);
+}
+
+std::unique_ptr<TimingSubject> BasicEvaluation::make_timing_subject(const std::string& who) {
+  if (!m_runner || !m_arena || !m_variant) return nullptr;
   TimingSubjectConfig cfg;
   cfg.who = who;
   cfg.timeout_ms = m_opt.run_timeout_ms;

@@ -15,6 +15,8 @@
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
 #include "eval/arena.hpp"
+#include "eval/bench_timer.hpp"
+#include "eval/benchmark.hpp"
 #include "eval/evaluation.hpp"
 #include "eval/harness.hpp"
 #include "eval/reference.hpp"
@@ -35,6 +37,7 @@ class BasicEvaluation : public Evaluation {
   bool decide() override;
   core::Verdict verdict() override;
   std::unique_ptr<TimingSubject> timing_subject(const std::string& who) override;
+  void set_bench_timer(std::shared_ptr<BenchTimer> timer) override { m_bench_timer = std::move(timer); }
   const core::Spec* spec() const override { return &m_spec; }
   const core::Variant* variant() const override { return m_variant; }
   void report(const StageEvent& e) override;
@@ -81,6 +84,12 @@ class BasicEvaluation : public Evaluation {
   bool selected(const core::Workload& w, bool bench) const;
   // A new row of the verdict for `w`.
   core::WorkloadResult& add_result(const core::Workload& w, bool bench);
+
+  // Times one bench workload of the benchmark stage: by the bench timer where the judging policy
+  // gave one (the candidate interleaved with the incumbent: one pass), else alone (run_benchmark).
+  std::optional<CheckFailure> time_workload(const core::Workload& w, WorkloadHarness& h, const BenchmarkConfig& cfg,
+                                            const StoppingCriterion& criterion, const std::function<void()>& fresh,
+                                            core::TimeStats& out);
 
   // The tunable configs of the candidate (one where it has none): how many, the label progress
   // events and reasons name ("" where there is only one), and making config `c` the runner's.
@@ -136,6 +145,10 @@ class BasicEvaluation : public Evaluation {
   core::Verdict m_verdict;
   bool m_decided = false;
   std::chrono::steady_clock::time_point m_start;
+  std::shared_ptr<BenchTimer> m_bench_timer;  // set_bench_timer(); null: each workload timed alone
+
+ private:
+  std::unique_ptr<TimingSubject> make_timing_subject(const std::string& who);
 };
 
 }  // namespace kwb::eval

@@ -62,7 +62,7 @@ bool CpuEvaluation::run_bench() {
     };
     arena.arm_guards(m_seeds.next());
     m_watch.sample();
-    if (auto f = run_benchmark(h, runner, cfg, criterion, fresh, stats)) return record(*f);
+    if (auto f = time_workload(w, h, cfg, criterion, fresh, stats)) return record(*f);
     m_watch.sample();
     if (auto s = runner.command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading timing statistics"))
       stats.discarded = s->value("discarded", 0);

@@ -49,6 +49,9 @@ class CudaEvaluation : public BasicEvaluation {
   bool shares_device() const override { return m_device.present && !host_code_in_runner(); }
   void bind_lane(const DeviceLane& lane) override;
   void bind_like(const Evaluation& other) override;
+  std::string bound_device() const override {
+    return m_device.present && !m_device.any_of_class ? m_device.key : device_key();
+  }
   // The GPU it runs on (any_of_class until a lane binds it).
   const CudaDevice& device() const { return m_device; }
   void prefer_configs(const std::map<std::string, std::map<std::string, int64_t>>& params_by_workload) override {

@@ -24,6 +24,7 @@
 namespace kwb::eval {
 
 struct DeviceLane;  // device_lane.hpp
+class BenchTimer;   // bench_timer.hpp
 
 enum class Stage { analyze, compile, validate, benchmark, decide };
 std::string_view stage_name(Stage s);
@@ -103,6 +104,9 @@ class Evaluation {
   // default): the lane is this evaluation's alone (CPU timing, whose samples the trusted side's
   // CPU work would disturb; a cuda-launcher, whose host code runs in its runner).
   virtual bool shares_device() const { return false; }
+  // The device the evaluation runs on once bound: the GPU's lane key ("cuda:<bus id>") for a
+  // CUDA evaluation on one GPU, else device_key() (warm incumbents are kept per device).
+  virtual std::string bound_device() const { return device_key(); }
   // The same device as `other` (an incumbent or baseline timed beside a candidate in its lane).
   virtual void bind_like(const Evaluation& other) { (void)other; }
   // From another thread: stop the running stage as soon as possible (kills the sandboxed
@@ -115,6 +119,9 @@ class Evaluation {
     (void)who;
     return nullptr;
   }
+  // Before benchmark(): how its bench workloads are timed (bench_timer.hpp: one pass, the
+  // candidate interleaved with the incumbent); none set: alone.
+  virtual void set_bench_timer(std::shared_ptr<BenchTimer> timer) { (void)timer; }
   // Bench workload -> the params (spec params and tunables) it was last timed with (its tuning
   // records): a timing subject of an evaluation that did not time that workload itself uses the
   // tunable config those params name (CUDA), so an incumbent is compared at its best config.

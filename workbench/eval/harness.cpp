@@ -114,6 +114,7 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       if (s.role != core::Role::in) m_previous_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key);
   }
   m_outputs_verified = false;
+  m_have_expected = true;
   ScopeTimer timer(m_times ? &m_times->inputs_ms : nullptr);
   m_distribution = dist.name;
   m_dist = &dist;
@@ -160,6 +161,46 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
   }
 }
 
+void WorkloadHarness::adopt_inputs(const WorkloadHarness& from, bool with_expected) {
+  if (await_reference()) return;
+  auto& source = const_cast<WorkloadHarness&>(from);  // waits for its reference: state, not contents
+  if (with_expected && source.await_reference()) {
+    m_reference_failure = source.m_reference_failure;
+    return;
+  }
+  if (m_outputs_verified) {
+    ScopeTimer checks(m_times ? &m_times->checks_ms : nullptr, "prev_sums", output_bytes());
+    for (const auto& s : m_slots)
+      if (s.role != core::Role::in) m_previous_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key);
+  }
+  m_outputs_verified = false;
+  ScopeTimer timer(m_times ? &m_times->inputs_ms : nullptr, "adopt", output_bytes());
+  m_distribution = from.m_distribution;
+  m_dist = from.m_dist;
+  m_input_key = from.m_input_key;
+  m_input_seeds = from.m_input_seeds;
+  m_input_sums = from.m_input_sums;
+  for (size_t i = 0; i < m_slots.size() && i < from.m_slots.size(); ++i) {
+    const auto& s = m_slots[i];
+    if (s.role == core::Role::out) continue;
+    util::parallel_copy(m_arena.data(s), source.m_arena.data(from.m_slots[i]), s.bytes);
+    if (s.role == core::Role::inout) {
+      auto& copy = m_inputs[s.name];
+      VectorPool<char>::fit(copy, s.bytes);
+      util::parallel_copy(copy.data(), from.m_inputs.at(s.name).data(), s.bytes);
+    }
+  }
+  m_have_expected = with_expected;
+  if (!with_expected) return;
+  for (const auto& s : m_slots) {
+    if (s.role == core::Role::in) continue;
+    auto& want = m_expected[s.name];
+    const auto& theirs = from.m_expected.at(s.name);
+    VectorPool<double>::fit(want, theirs.size());
+    util::parallel_copy(want.data(), theirs.data(), theirs.size() * sizeof(double));
+  }
+}
+
 std::optional<std::string> WorkloadHarness::cross_check(Reference& other, const std::string& other_name) {
   if (await_reference()) return std::nullopt;  // the next verify reports the first reference's failure
   core::ReferenceArgs args;
@@ -199,6 +240,8 @@ std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed,
 
 std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, unsigned char poison) {
   if (auto f = await_reference()) return f;
+  if (!m_have_expected)
+    return CheckFailure{core::Status::error, context() + when + ": no expected outputs for these inputs (adopted without them)"};
   ScopeTimer timer(m_times ? &m_times->checks_ms : nullptr, "verify", output_bytes());
   ++m_result.checks;
   std::string where = context() + when;

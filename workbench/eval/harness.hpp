@@ -49,6 +49,11 @@ class WorkloadHarness {
   // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs. A reference
   // that fails is reported (status error, blaming the spec) by the next verify.
   void load_inputs(const core::Distribution& dist, uint64_t seed);
+  // The inputs `from` holds now (a harness of the same workload in another arena: the candidate's,
+  // when this is the incumbent's side of an interleaved comparison), copied into this arena: the
+  // same values, not generated again. `with_expected`: its reference outputs too, so this side can
+  // be verified; without them a verify() on these inputs fails as an error (nothing to compare).
+  void adopt_inputs(const WorkloadHarness& from, bool with_expected);
   // Runs `other`, a second trusted reference named `other_name`, on the inputs loaded now (before
   // the kernel runs on them) and compares its outputs with this harness's (CPU) reference's under
   // the variant's tolerances: how they disagree or how it failed ("workload w (inputs: d): ..."),
@@ -93,6 +98,7 @@ class WorkloadHarness {
   uint64_t m_previous_key = 0;
   std::string m_distribution;
   bool m_overlap = false;
+  bool m_have_expected = true;  // false after adopt_inputs without the expected outputs
   TrustedTimes* m_times = nullptr;
   std::future<util::Result<void>> m_reference_done;
   std::optional<CheckFailure> m_reference_failure;  // sticky: these inputs have no expected outputs

@@ -11,6 +11,7 @@ TimingSubject::~TimingSubject() = default;
 
 std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed) {
   m_harness.reset();
+  m_attached = nullptr;
   m_workload = w;
   m_result = {};
   m_result.name = w.name;
@@ -27,25 +28,59 @@ std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64
   return std::nullopt;
 }
 
+std::optional<CheckFailure> TimingSubject::begin_from(const core::Workload& w, const WorkloadHarness& from,
+                                                      uint64_t guard_seed) {
+  m_harness.reset();
+  m_attached = nullptr;
+  m_workload = w;
+  m_result = {};
+  m_result.name = w.name;
+  m_result.kind = "bench";
+  m_result.params = w.params;
+  Reference& reference = m_cfg.reference_for ? *m_cfg.reference_for(m_workload) : m_reference;
+  m_harness = std::make_unique<WorkloadHarness>(m_spec, m_variant, reference, m_arena, m_runner, m_workload, m_result);
+  if (auto f = m_harness->prepare()) return f;
+  if (m_cfg.setup)
+    if (auto f = m_cfg.setup(m_workload)) return f;
+  m_harness->adopt_inputs(from, true);
+  m_uploaded = false;
+  return m_harness->run_and_verify(guard_seed);
+}
+
+void TimingSubject::attach(const core::Workload& w, WorkloadHarness& harness) {
+  m_harness.reset();
+  m_workload = w;
+  m_attached = &harness;
+  m_uploaded = false;
+}
+
+void TimingSubject::adopt(const WorkloadHarness& from) {
+  if (!harness()) return;
+  harness()->adopt_inputs(from, false);
+  m_uploaded = false;
+}
+
 std::expected<std::vector<double>, CheckFailure> TimingSubject::block(int calls) {
-  if (!m_harness) return std::unexpected(CheckFailure{core::Status::error, "no workload begun"});
+  WorkloadHarness* h = harness();
+  if (!h) return std::unexpected(CheckFailure{core::Status::error, "no workload begun"});
   // The first block uploads what run_and_verify left (inputs, poisoned outputs, guards); later
   // blocks time on the device's copy.
   auto ns = m_runner.time(calls, m_cfg.flush_bytes, m_cfg.timeout_ms, {.upload = !m_uploaded, .download = false});
   m_uploaded = true;
   if (!ns) return std::unexpected(CheckFailure{ns.error().status, ns.error().reason});
-  if (!m_cfg.device_copies) m_harness->outputs_unverified();
+  if (!m_cfg.device_copies) h->outputs_unverified();
   std::vector<double> out;
   for (auto v : *ns) out.push_back(double(v));
   return out;
 }
 
 std::optional<CheckFailure> TimingSubject::verify(const std::string& when) {
-  if (!m_harness) return CheckFailure{core::Status::error, "no workload begun"};
+  WorkloadHarness* h = harness();
+  if (!h) return CheckFailure{core::Status::error, "no workload begun"};
   if (m_cfg.device_copies)
     if (auto r = m_runner.command({{"op", "fetch"}}, m_cfg.timeout_ms, "fetching the outputs"); !r)
       return CheckFailure{r.error().status, r.error().reason};
-  return m_harness->verify(when);
+  return h->verify(when);
 }
 
 }  // namespace kwb::eval

@@ -48,6 +48,20 @@ class TimingSubject {
   // Lays out `w`, loads the inputs of `input_seed` (both sides of a comparison get the same
   // seed, so the same inputs), calls once and verifies.
   std::optional<CheckFailure> begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed);
+  // Lays out `w` with the inputs (and expected outputs) `from` holds now, the other side's
+  // harness: the same values without generating them again; calls once and verifies.
+  std::optional<CheckFailure> begin_from(const core::Workload& w, const WorkloadHarness& from, uint64_t guard_seed);
+  // The benchmark stage's own harness of `w`, its inputs loaded and verified (the candidate's
+  // side in its benchmark stage: its bench timing is the comparison's): not laid out again.
+  void attach(const core::Workload& w, WorkloadHarness& harness);
+  // New inputs of the other side (its fresh round), without expected outputs: the next block
+  // times on them; verify() needs a begin/begin_from again.
+  void adopt(const WorkloadHarness& from);
+  // The attached harness loaded new inputs (its fresh round): the next block uploads them.
+  void inputs_changed() { m_uploaded = false; }
+  RunnerSession& runner() { return m_runner; }
+  // The harness of the workload begun (null before).
+  WorkloadHarness* harness() { return m_attached ? m_attached : m_harness.get(); }
   // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call.
   std::expected<std::vector<double>, CheckFailure> block(int calls);
   // Verifies the outputs the last block left.
@@ -68,6 +82,7 @@ class TimingSubject {
   core::Workload m_workload;       // the harness keeps references to these two
   core::WorkloadResult m_result;
   std::unique_ptr<WorkloadHarness> m_harness;
+  WorkloadHarness* m_attached = nullptr;  // attach(): not owned
   bool m_uploaded = false;
 };
 

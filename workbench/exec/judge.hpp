@@ -6,9 +6,11 @@
 //   the verdict is stored (comparison pending when verdict() said so)
 //   compare(): the timed comparison with the incumbent, on the still open evaluation
 //   decided(): the policy's word on the decision (auto-promotion); the decision is stored.
+#include <memory>
 #include <string>
 
 #include "core/verdict.hpp"
+#include "eval/bench_timer.hpp"
 #include "eval/evaluation.hpp"
 #include "store/candidate_repository.hpp"
 
@@ -17,6 +19,15 @@ namespace kwb::exec {
 class Judge {
  public:
   virtual ~Judge() = default;
+  // Before the benchmark stage: how the candidate's bench workloads are timed (one pass: a timer
+  // that times it interleaved with a warm incumbent, docs/library.md "One pass"); null: alone.
+  virtual std::shared_ptr<eval::BenchTimer> bench_timer(const store::CandidateRecord& rec, const std::string& source,
+                                                        eval::Evaluation& evaluation) {
+    (void)rec;
+    (void)source;
+    (void)evaluation;
+    return nullptr;
+  }
   // In the device lane after the evaluation's own decision, before the verdict is stored: the
   // vendor baselines and any decision known without timing the incumbent (no incumbent yet, the
   // same source). True when a timed comparison with the incumbent follows the stored verdict.

@@ -81,6 +81,9 @@ void Pipeline::run_device(Job& job, const Lane& lane) {
   }
   if (stop_if_cancelled(id)) return;
   m_ledger.advance(id, core::CandidateState::benchmarking);
+  if (m_cfg.judge)  // one pass: the bench timing is the comparison's first block pairs where it can be
+    if (auto source = m_objects.get(job.rec.source_sha256))
+      if (auto timer = m_cfg.judge->bench_timer(job.rec, *source, e)) e.set_bench_timer(std::move(timer));
   if (!e.benchmark()) {
     if (!stop_if_cancelled(id)) m_ledger.finish(id, e.verdict());
     return;

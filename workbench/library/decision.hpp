@@ -14,10 +14,14 @@ struct Policy {
   double max_regression_pct = 5.0;  // no bench workload slower than this, by its estimate or its interval
   double confidence = 0.99;         // of each workload's interval
   int decide_budget_ms = 3000;      // interleaved timing per bench workload, at most
-  int min_blocks = 20;              // block pairs before a workload may be settled or stop on the budget
+  // Block pairs before a workload may be settled or stop on the budget, beyond the interval's
+  // first look (eval/sequential_interval.hpp: 9 block pairs at 99 %, which the stopping rule
+  // needs for any claim); 0: the first look alone (docs/library.md "Stopping").
+  int min_blocks = 0;
   // GPU comparisons settle only once the interval is within +-this % of the ratio (0: off); the
   // budget still stops them. CPU blocks are too dear for it (docs/library.md "Decide").
-  double gpu_precision_pct = 1.0;
+  double gpu_precision_pct = 0;
+  double gpu_block_ms = 5;          // each side's block of GPU calls is sized to about this long
   // CPU comparisons use at least these for min_gain_pct and same_margin_pct: one kernel timed in
   // two CPU runner processes reads up to ~3.3 % apart with tight intervals (where each process's
   // memory landed; docs/benchmarks/decide.md), against ~1.5 % on the H200.

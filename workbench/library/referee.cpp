@@ -96,10 +96,6 @@ std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::s
   return out;
 }
 
-namespace {
-
-using util::ms_since;
-
 // The bench workloads of the spec that the candidate's verdict timed, in spec order.
 std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const core::Verdict& v) {
   std::vector<const core::Workload*> out;
@@ -108,6 +104,11 @@ std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const
       if (r.kind == "bench" && r.name == w.name && r.time && r.time->median_ns > 0) out.push_back(&w);
   return out;
 }
+
+
+namespace {
+
+using util::ms_since;
 
 }  // namespace
 
@@ -233,15 +234,9 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
   auto cand_side = candidate->timing_subject("the candidate");
   auto inc_side = incumbent.timing_subject("the incumbent");
   if (!cand_side || !inc_side) return note("not compared with " + entry->kernel + ": a runner could not be kept open");
-  eval::PairedConfig cfg;
   const Policy policy = policy_for(m_policy, candidate->device_key());
-  cfg.budget_ms = m_policy.decide_budget_ms;
-  cfg.min_blocks = m_policy.min_blocks;
-  if (candidate->device_key().rfind("cuda", 0) == 0) cfg.precision_pct = m_policy.gpu_precision_pct;
-  cfg.confidence = m_policy.confidence;
-  cfg.order_seed = util::secret_seed();
-  eval::PairedRules rules{[&](double lo, double hi) { return label_of(lo, hi, policy); },
-                          [&](const core::Comparison& c) { return needs_more_blocks(c, policy); }};
+  const eval::PairedConfig cfg = paired_config(candidate->device_key());
+  const eval::PairedRules rules = paired_rules(candidate->device_key());
   eval::MachineWatch watch;
   std::vector<WorkloadComparison> comparisons;
   for (const auto* w : workloads) {
@@ -250,7 +245,8 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
       progress(fmt::format("{}: {:.3f}x [{:.3f}, {:.3f}] {} after {} blocks", w->name, c.ratio, c.low, c.high, c.label,
                            c.blocks));
     };
-    auto c = eval::compare_interleaved(*cand_side, *inc_side, *w, util::secret_seed(), cfg, rules, shown);
+    eval::PairedSeries series(cfg.confidence, rules, cfg.precision_pct, cfg.min_blocks);
+    auto c = eval::compare_interleaved(*cand_side, *inc_side, *w, util::secret_seed(), cfg, series, shown);
     if (!c) {
       if (c.error().candidate) {
         v.status = c.error().failure.status;
@@ -269,6 +265,11 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
       }
     comparisons.push_back({w->name, *c});
   }
+  conclude(v, comparisons, policy, entry->kernel, watch);
+}
+
+void Referee::conclude(core::Verdict& v, const std::vector<WorkloadComparison>& comparisons, const Policy& policy,
+                       const std::string& kernel, const eval::MachineWatch& watch) {
   auto machine = watch.state(0);
   if (v.summary.machine) {  // the benchmark stage's, widened by what the comparison saw
     machine.load_avg_1m = std::max(machine.load_avg_1m, v.summary.machine->load_avg_1m);
@@ -276,15 +277,14 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
     machine.busy = machine.busy || v.summary.machine->busy;
   }
   v.summary.machine = machine;
-
   auto d = decide(comparisons, policy);
   double log_sum = 0;
   for (const auto& c : comparisons) log_sum += std::log(c.comparison.ratio);
-  v.summary.geomean_vs_incumbent = std::exp(log_sum / double(comparisons.size()));
+  v.summary.geomean_vs_incumbent = comparisons.empty() ? 1.0 : std::exp(log_sum / double(comparisons.size()));
   v.summary.beats_incumbent = d.promotable;
   v.summary.decision = d;
-  note((d.promotable ? "beats the incumbent " : "does not beat the incumbent ") + entry->kernel + ": " + d.reason +
-       (machine.busy ? " (busy machine: " + machine.detail + ")" : ""));
+  v.reason += std::string("; ") + (d.promotable ? "beats the incumbent " : "does not beat the incumbent ") + kernel + ": " + d.reason +
+              (machine.busy ? " (busy machine: " + machine.detail + ")" : "");
 }
 
 }  // namespace kwb::library

@@ -12,6 +12,8 @@
 #include "core/candidate.hpp"
 #include "core/verdict.hpp"
 #include "eval/evaluation.hpp"
+#include "eval/machine_state.hpp"
+#include "eval/paired_benchmark.hpp"
 #include "library/decision.hpp"
 #include "library/dispatch.hpp"
 #include "library/repository.hpp"
@@ -57,6 +59,9 @@ struct Incumbent {
   std::vector<std::string> flags;  // it was promoted with (kernel_flags)
 };
 
+// The bench workloads of the spec that the verdict timed, in spec order.
+std::vector<const core::Workload*> timed_workloads(const core::Spec& spec, const core::Verdict& v);
+
 class Referee {
  public:
   Referee(Repository& repo, store::Database& db, Policy policy = {}) : m_repo(repo), m_db(db), m_policy(policy) {}
@@ -75,9 +80,24 @@ class Referee {
                const PrepareFn& prepare);
   // settle(), then compare() when it leaves the comparison to timing.
   void judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluation* candidate, const PrepareFn& prepare);
+  // One pass (docs/library.md "One pass"): the candidate's benchmark stage timed it interleaved
+  // with a warm evaluation of `incumbent` (`bench`); its block pairs are carried on where the
+  // answer is not known yet, through `candidate` (the open evaluation that produced `v`). Fills
+  // `v` as compare() does; the incumbent's tuning records come from its blocks.
+  void compare_paired(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& candidate,
+                      const Incumbent& incumbent, eval::PairedBenchmark& bench);
+  // How a comparison on `device_key` is timed and labelled (the policy's blocks, interval, rules).
+  eval::PairedConfig paired_config(const std::string& device_key) const;
+  eval::PairedRules paired_rules(const std::string& device_key) const;
+  // The incumbent of the candidate's op, variant, backend and class at the library's head, read
+  // from git; none where there is none, or it has the candidate's source.
+  std::optional<Incumbent> find_incumbent(const core::Candidate& cand, const std::string& device_class);
   const Policy& policy() const { return m_policy; }
 
  private:
+  // The decision from the workloads' comparisons: summary.decision, geomean, machine, the note.
+  void conclude(core::Verdict& v, const std::vector<WorkloadComparison>& comparisons, const Policy& policy,
+                const std::string& kernel, const eval::MachineWatch& watch);
   Repository& m_repo;
   store::Database& m_db;
   Policy m_policy;

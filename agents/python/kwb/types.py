@@ -55,6 +55,7 @@ class TimeStats(TypedDict, total=False):
     sm_clock_min_mhz: float
     sm_clock_max_mhz: float
     timed_ms: float
+    interleaved: bool  # timed in block pairs with the incumbent (one pass)
 
 
 class Roofline(TypedDict, total=False):
