@@ -68,6 +68,11 @@ std::shared_ptr<eval::BenchTimer> Judging::bench_timer(const store::CandidateRec
                        inc->entry.kernel, inc->flags, "warm incumbent"};
     auto made = prepare_library_kernel(on_device_of(evaluation), pinned, ic, {eval::EvalOptions::k_no_bench});
     if (!made) return nullptr;
+    // Its configs: those the library recorded per bench workload at its promotion (dispatch.json),
+    // else the first of its kwb:tune grid.
+    std::map<std::string, std::map<std::string, int64_t>> configs;
+    for (const auto& c : inc->entry.configs) configs[c.workload] = c.tune;
+    if (!configs.empty()) (*made)->prefer_configs(configs);
     if (eval::run_to_verdict(**made).status != core::Status::accepted) return nullptr;
     warm = std::move(*made);
     prepared_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
