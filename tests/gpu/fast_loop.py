@@ -146,6 +146,10 @@ def summary(rows):
             "median_stage_ms": {k: med(k) for k in keys}}
 
 
+def save(figures):  # after every phase: a run cut short keeps what it measured
+    json.dump(figures, open(os.path.join(a.out_dir, "fast_loop.json"), "w"), indent=1)
+
+
 def rate(op, source, bench, n, clients, kind):
     rows, lock, tags = [], threading.Lock(), iter(range(n))
 
@@ -183,9 +187,11 @@ try:
         all_rows += rows
         figures["sequential_" + kind] = summary(rows)
         print(kind, json.dumps(figures["sequential_" + kind]), flush=True)
+        save(figures)
     rows, figures["rate_vector_add"] = rate("vector_add", slower, bench, a.rate_n, a.clients, "slower")
     all_rows += rows
     print("rate vector_add", json.dumps(figures["rate_vector_add"]), flush=True)
+    save(figures)
     for op in [o for o in a.ops.split(",") if o and o != "vector_add"]:
         found = sorted(glob.glob("kernels/%s/cuda/*.cu" % op))
         if not found:
@@ -195,6 +201,7 @@ try:
         rows, figures["rate_" + op] = rate(op, src, [], a.other_rate_n, a.clients, "copy")
         all_rows += rows
         print("rate", op, json.dumps(figures["rate_" + op]), flush=True)
+        save(figures)
     if a.trials > 0:
         daemon.terminate()
         daemon.wait()
@@ -207,7 +214,8 @@ try:
             figures[kind] = summary(rows)
             figures[kind]["faster_found"] = sum(1 for r in rows if all(l == "faster" for l in r["labels"].values()))
             print(kind, json.dumps(figures[kind]), flush=True)
-    json.dump(figures, open(os.path.join(a.out_dir, "fast_loop.json"), "w"), indent=1)
+            save(figures)
+    save(figures)
     with open(os.path.join(a.out_dir, "candidates.tsv"), "w") as f:
         f.write("id\top\ttag\tstatus\tverdict_ms\tdecision_ms\tcomparison\tpromotable\tgeomean\tblocks\tlabels\n")
         for r in all_rows:
