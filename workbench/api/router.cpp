@@ -32,17 +32,34 @@ std::string path_pattern(std::string_view t) {
   return out;
 }
 
+void RouteTable::add(std::string method, const std::string& pattern, httplib::Server::Handler handler) {
+  m_entries.push_back({std::move(method), std::regex(pattern), std::move(handler)});
+}
+
+bool RouteTable::dispatch(httplib::Request& req, httplib::Response& res) const {
+  for (const auto& e : m_entries) {
+    if (e.method != req.method) continue;
+    if (!std::regex_match(req.path, req.matches, e.pattern)) continue;
+    e.handler(req, res);
+    return true;
+  }
+  return false;
+}
+
 void Router::Get(const std::string& path_template, httplib::Server::Handler handler) {
+  m_table->add("GET", path_pattern(path_template), handler);
   m_svr.Get(path_pattern(path_template), std::move(handler));
   m_routes.push_back({"get", path_template});
 }
 
 void Router::Post(const std::string& path_template, httplib::Server::Handler handler) {
+  m_table->add("POST", path_pattern(path_template), handler);
   m_svr.Post(path_pattern(path_template), std::move(handler));
   m_routes.push_back({"post", path_template});
 }
 
 void Router::Delete(const std::string& path_template, httplib::Server::Handler handler) {
+  m_table->add("DELETE", path_pattern(path_template), handler);
   m_svr.Delete(path_pattern(path_template), std::move(handler));
   m_routes.push_back({"delete", path_template});
 }

@@ -14,5 +14,5 @@ void add_library_routes(Router& svr, ApiContext& ctx);     // promote, reject, d
 void add_retime_routes(Router& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime
 class HttpDispatcher;
 // POST/GET/DELETE /mcp (docs/mcp.md); its tools call the REST routes in-process through `dispatcher`.
-void add_mcp_routes(Router& svr, HttpDispatcher& dispatcher, ApiContext& ctx);
+void add_mcp_routes(Router& svr, ApiContext& ctx);
 }  // namespace kwb::api

@@ -1,6 +1,7 @@
 // POST /mcp, GET /mcp, DELETE /mcp: the MCP endpoint (docs/mcp.md), Streamable HTTP. The
 // protocol and its HTTP semantics are mcp::HttpEndpoint's; this adapts cpp-httplib to it and
-// binds the tools to this daemon's own routes with the caller's token (api/mcp_rest.hpp).
+// binds the tools to this daemon's own routes with the caller's token, called in process through
+// the route table (api/mcp_rest.hpp).
 // POST /mcp runs in the stream pool (api/request_head.cpp): a tool call may wait for a verdict.
 #include <memory>
 
@@ -19,10 +20,11 @@ struct McpState {
   mcp::HttpEndpoint endpoint{sessions};
 };
 
-void serve(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, HttpDispatcher& http, McpState& state) {
+void serve(const httplib::Request& req, httplib::Response& res, ApiContext& ctx,
+           const std::shared_ptr<const RouteTable>& routes, McpState& state) {
   if (!guard(req, res, ctx, Role::agent)) return;  // 401 with WWW-Authenticate: Bearer, 429, as every route
   mcp::HttpIn in{req.method, [&req](const std::string& name) { return req.get_header_value(name); }, req.body};
-  auto rest = std::make_shared<InProcessRest>(http, req.get_header_value("Authorization"), req.remote_addr);
+  auto rest = std::make_shared<InProcessRest>(routes, req.get_header_value("Authorization"), req.remote_addr);
   mcp::HttpOut out = state.endpoint.handle(in, rest);
   res.status = out.status;
   for (const auto& [k, v] : out.headers) res.set_header(k, v);
@@ -40,10 +42,12 @@ void serve(const httplib::Request& req, httplib::Response& res, ApiContext& ctx,
 
 }  // namespace
 
-void add_mcp_routes(Router& svr, HttpDispatcher& dispatcher, ApiContext& ctx) {
+void add_mcp_routes(Router& svr, ApiContext& ctx) {
   auto state = std::make_shared<McpState>();
-  auto handler = [&ctx, &dispatcher, state](const httplib::Request& q, httplib::Response& s) {
-    serve(q, s, ctx, dispatcher, *state);
+  // A weak reference: the table holds this handler (a shared one would keep both alive forever).
+  auto handler = [&ctx, routes = std::weak_ptr<const RouteTable>(svr.table()), state](const httplib::Request& q,
+                                                                                     httplib::Response& s) {
+    if (auto table = routes.lock()) serve(q, s, ctx, table, *state);
   };
   svr.Post("/mcp", handler);
   svr.Get("/mcp", handler);

@@ -90,8 +90,9 @@ Server::Server(ApiContext& ctx, const std::function<void(httplib::Server&)>& ext
   add_event_routes(router, ctx);
   add_library_routes(router, ctx);
   add_retime_routes(router, ctx);
-  add_mcp_routes(router, *m_http, ctx);
+  add_mcp_routes(router, ctx);
   m_routes = router.routes();
+  m_route_table = router.table();  // in-process requests (MCP tools) dispatch through it
   if (extra) extra(*m_http);
   // Unknown routes, and anything else without a JSON body of its own.
   m_http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {

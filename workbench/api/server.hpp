@@ -39,6 +39,7 @@ class Server {
   std::unique_ptr<HttpDispatcher> m_http;
   std::unique_ptr<ConnectionGate> m_gate;
   std::vector<RouteKey> m_routes;
+  std::shared_ptr<const RouteTable> m_route_table;  // owned here: the MCP route holds it weakly
 };
 
 }  // namespace kwb::api
