@@ -9,7 +9,7 @@ TimingSubject::TimingSubject(const core::Spec& spec, const core::Variant& varian
 
 TimingSubject::~TimingSubject() = default;
 
-std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed) {
+std::optional<CheckFailure> TimingSubject::lay_out(const core::Workload& w) {
   m_harness.reset();
   m_attached = nullptr;
   m_workload = w;
@@ -22,28 +22,20 @@ std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64
   if (auto f = m_harness->prepare()) return f;
   if (m_cfg.setup)
     if (auto f = m_cfg.setup(m_workload)) return f;
-  m_harness->load_inputs(m_spec.distributions[0], input_seed);
   m_uploaded = false;
-  if (auto f = m_harness->run_and_verify(guard_seed)) return f;
   return std::nullopt;
+}
+
+std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed) {
+  if (auto f = lay_out(w)) return f;
+  m_harness->load_inputs(m_spec.distributions[0], input_seed);
+  return m_harness->run_and_verify(guard_seed);
 }
 
 std::optional<CheckFailure> TimingSubject::begin_from(const core::Workload& w, const WorkloadHarness& from,
                                                       uint64_t guard_seed) {
-  m_harness.reset();
-  m_attached = nullptr;
-  m_workload = w;
-  m_result = {};
-  m_result.name = w.name;
-  m_result.kind = "bench";
-  m_result.params = w.params;
-  Reference& reference = m_cfg.reference_for ? *m_cfg.reference_for(m_workload) : m_reference;
-  m_harness = std::make_unique<WorkloadHarness>(m_spec, m_variant, reference, m_arena, m_runner, m_workload, m_result);
-  if (auto f = m_harness->prepare()) return f;
-  if (m_cfg.setup)
-    if (auto f = m_cfg.setup(m_workload)) return f;
+  if (auto f = lay_out(w)) return f;
   m_harness->adopt_inputs(from, true);
-  m_uploaded = false;
   return m_harness->run_and_verify(guard_seed);
 }
 

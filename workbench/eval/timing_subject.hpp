@@ -73,6 +73,8 @@ class TimingSubject {
   const std::string& who() const { return m_cfg.who; }
 
  private:
+  // A harness of `w` laid out in this side's arena, the runner made ready for it.
+  std::optional<CheckFailure> lay_out(const core::Workload& w);
   const core::Spec& m_spec;
   const core::Variant& m_variant;
   Reference& m_reference;

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "exec/command_runner.hpp"
+#include "exec/slurm_util.hpp"
 #include "exec/ledger.hpp"
 #include "store/fleet_device_repository.hpp"
 #include "store/fleet_job_repository.hpp"
@@ -17,90 +18,6 @@
 
 namespace kwb::exec {
 
-namespace {
-
-std::string slurm_shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Slurm job states in which the job may still run (or run again: a requeued job is PENDING).
-bool slurm_active_state(const std::string& s) {
-  static const std::set<std::string> k = {"PENDING",     "RUNNING",     "CONFIGURING", "COMPLETING", "REQUEUED",
-                                          "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING",    "SIGNALING",  "STAGE_OUT",
-                                          "STOPPED",     "SUSPENDED"};
-  return k.contains(s);
-}
-
-std::string slurm_tail_of(const std::filesystem::path& file, size_t n) {
-  auto text = util::read_file(file);
-  if (!text) return "";
-  std::string t = text->size() > n ? "..." + text->substr(text->size() - n) : *text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  return t;
-}
-
-int64_t slurm_epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::optional<core::CandidateState> slurm_state_of_stage(const std::string& stage) {
-  if (stage == "validate") return core::CandidateState::validating;
-  if (stage == "benchmark") return core::CandidateState::benchmarking;
-  if (stage == "decide") return core::CandidateState::deciding;
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::string slurm_partition_of(const SlurmConfig& cfg, const std::string& backend, const std::string& device_class) {
-  if (!device_class.empty())
-    for (const auto& c : cfg.device_classes)
-      if (c.device_class == device_class) return c.partition;
-  return backend == "cuda" || backend == "cuda-launcher" ? cfg.gpu_partition : cfg.cpu_partition;
-}
-
-util::Result<std::vector<DeviceClassInfo>> parse_slurm_device_classes(const std::string& text) {
-  std::vector<DeviceClassInfo> out;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      return util::fail("settings", "--slurm-device-classes: '" + item +
-                                        "' is not CLASS=PARTITION (e.g. cpu-x86_64-v3=cpu,cuda-sm_90=h200)");
-    DeviceClassInfo c{item.substr(0, eq), "", item.substr(eq + 1)};
-    c.kind = device_class_kind(c.device_class);
-    for (const auto& o : out)
-      if (o.device_class == c.device_class)
-        return util::fail("settings", "--slurm-device-classes: class " + c.device_class + " is named twice");
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-std::vector<std::string> sbatch_arguments(const SlurmConfig& cfg, const std::string& candidate_id,
-                                          const std::string& backend, const std::filesystem::path& dir,
-                                          const std::string& device_class) {
-  const bool gpu = backend == "cuda" || backend == "cuda-launcher";
-  std::vector<std::string> a = {"--parsable",
-                                "--job-name=kwb-" + candidate_id,
-                                "--chdir=" + dir.string(),
-                                "--output=" + (dir / "slurm-%j.out").string(),
-                                "--requeue",  // a node failure or a preemption puts it back in the queue
-                                "--time=" + std::to_string(std::max(1, cfg.time_limit_min)),
-                                "--ntasks=1",
-                                "--cpus-per-task=" + std::to_string(std::max(1, cfg.cpus_per_task))};
-  const std::string partition = slurm_partition_of(cfg, backend, device_class);
-  if (!partition.empty()) a.push_back("--partition=" + partition);
-  if (gpu) a.push_back("--gres=gpu:1");  // a GPU of its own: one timing job per GPU
-  if (!gpu && cfg.exclusive_cpu) a.push_back("--exclusive");
-  a.insert(a.end(), cfg.extra_args.begin(), cfg.extra_args.end());
-  return a;
-}
 
 SlurmExecutor::SlurmExecutor(store::Database& db, SlurmConfig cfg) : m_db(db), m_cfg(std::move(cfg)) {}
 
@@ -281,105 +198,6 @@ bool SlurmExecutor::query(std::map<std::string, SlurmState>& by_id, std::map<std
     by_name[line.substr(start)] = job;
   }
   return true;
-}
-
-void SlurmExecutor::relay_progress(Job& job) {
-  std::ifstream in(dir_of(job.rec.id) / "progress.jsonl", std::ios::binary);
-  if (!in) return;
-  in.seekg(std::streamoff(job.progress_offset));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (in.eof()) break;  // a line still being written: read again next time
-    job.progress_offset += line.size() + 1;
-    auto e = nlohmann::json::parse(line, nullptr, false);
-    if (!e.is_discarded() && e.is_object() && e.contains("progress") && e["progress"].is_object()) {
-      m_ledger->event(job.rec.id, "progress", e["progress"]);  // a workload's start or samples, a note
-      continue;
-    }
-    if (e.is_discarded() || !e.is_object() || !e.contains("stage") || !e["stage"].is_string()) continue;
-    const std::string stage = e["stage"];
-    const auto state = slurm_state_of_stage(stage);
-    if (!state) continue;  // analyze and compile ran in the daemon's compile pool already
-    if (!e.value("finished", false) && state != job.stage_state) {
-      m_ledger->advance(job.rec.id, *state);
-      job.stage_state = state;
-    }
-    m_ledger->event(job.rec.id, "stage", e);
-  }
-}
-
-bool SlurmExecutor::take_result(Job& job) {
-  const auto file = dir_of(job.rec.id) / "result.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return false;
-  auto text = util::read_file(file);
-  if (!text) return false;
-  auto r = nlohmann::json::parse(*text, nullptr, false);
-  if (r.is_discarded() || !r.is_object() || !r.contains("verdict") || !r["verdict"].is_object()) return false;
-  if (r.value("attempt", 0) != job.attempt) return false;  // a job of an earlier attempt
-  relay_progress(job);
-  if (auto wrong = keep_node_devices(job, r); !wrong.empty()) {
-    m_ledger->finish_error(job.rec, wrong);
-    return true;
-  }
-  if (m_cfg.on_verdict) m_cfg.on_verdict(job.rec, r["verdict"]);
-  nlohmann::json verdict = r["verdict"];
-  if (m_on_remote_verdict) m_on_remote_verdict(job.rec, verdict);
-  m_ledger->finish_json(job.rec.id, std::move(verdict));
-  // Overheads of the Slurm path (docs/benchmarks/fleet.md): sbatch to the worker's start, and the
-  // worker's result to the stored verdict (wall clocks of the daemon's and the node's host).
-  const int64_t started = r.value("started_ms", int64_t(0)), written = r.value("finished_ms", int64_t(0));
-  spdlog::info("fleet: candidate {}: verdict from Slurm job {} (submit to start {} ms, worker {} ms, result to "
-               "verdict {} ms)", job.rec.id, r.value("job_id", job.job_id),
-               job.submitted_ms > 0 && started > 0 ? started - job.submitted_ms : -1, written - started,
-               written > 0 ? slurm_epoch_ms() - written : -1);
-  return true;
-}
-
-std::string SlurmExecutor::keep_node_devices(const Job& job, const nlohmann::json& r) {
-  const std::string node_class = r.value("device_class", "");
-  const std::string partition = slurm_partition_of(m_cfg, job.rec.backend, job.rec.device_class);
-  const std::string node = r.value("node", "");
-  store::FleetDeviceRepository fleet(m_db);
-  if (r.contains("devices") && r["devices"].is_array())
-    for (const auto& d : r["devices"]) {
-      if (!d.is_object() || !d.contains("device") || !d["device"].is_object()) continue;
-      const auto& dev = d["device"];
-      store::FleetDevice f;
-      f.device_class = d.value("device_class", "");
-      // The partition of its class where one is configured (a job that asked for no class ran in
-      // the backend's partition, which may be the cluster's default), else the job's.
-      f.partition = partition;
-      for (const auto& c : m_cfg.device_classes)
-        if (c.device_class == f.device_class) f.partition = c.partition;
-      f.node = node;
-      try {
-        f.device.id = dev.at("id").get<std::string>();
-        f.device.kind = dev.at("kind").get<std::string>();
-        f.device.name = dev.value("name", "");
-        f.device.copy_bytes_per_s = dev.value("copy_bytes_per_s", 0.0);
-        if (dev.contains("flops_per_s") && dev["flops_per_s"].is_number()) f.device.flops_per_s = dev["flops_per_s"].get<double>();
-        f.device.details = dev.value("calibration", nlohmann::json::object());
-        f.device.calibrated_at = dev.value("calibrated_at", "");
-      } catch (const std::exception& e) {
-        spdlog::warn("fleet: candidate {}: a device of the worker's result is malformed ({}); not kept", job.rec.id, e.what());
-        continue;
-      }
-      if (f.device_class.empty() || f.device.id.empty()) continue;
-      if (auto w = fleet.put(f); !w) spdlog::warn("fleet: the calibration of {} was not stored: {}", f.device.id, w.error().what());
-    }
-  if (node_class.empty()) return "";
-  if (!job.rec.device_class.empty() && node_class != job.rec.device_class)
-    return "fleet: the candidate asked for device class " + job.rec.device_class + ", and Slurm job " + job.job_id +
-           " ran on node " + (node.empty() ? "?" : node) + " of class " + node_class + " (partition '" + partition +
-           "' of --slurm-device-classes holds nodes of another class: a fault of the configuration, not a judgement "
-           "of the candidate)";
-  if (job.rec.device_class.empty()) {
-    store::CandidateRepository candidates(m_db);
-    if (auto w = candidates.settle_device_class(job.rec.id, node_class); !w)
-      spdlog::warn("fleet: candidate {}: its device class was not stored: {}", job.rec.id, w.error().what());
-  }
-  return "";
 }
 
 void SlurmExecutor::forget(const std::string& id) {

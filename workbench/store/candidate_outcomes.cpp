@@ -4,6 +4,8 @@
 #include "store/candidate_rows.hpp"
 #include "store/statement.hpp"
 
+#include <functional>
+
 namespace kwb::store {
 
 namespace {
@@ -32,79 +34,65 @@ constexpr const char* k_speedup =
     "CASE WHEN json_type(?3, '$.summary.geomean_vs_incumbent') IN ('real', 'integer') "
     "THEN json_extract(?3, '$.summary.geomean_vs_incumbent') END";
 
+
+// One guarded write in one transaction: `update` (binding its own parameters) moves the row, or
+// changes nothing when the guard does not hold (false: the first write stands); then the
+// verdict's per-workload rows and the events that announce it. A full disk is retried once after
+// the daemon's caches were evicted.
+util::Result<bool> write_guarded(Database& db, const std::string& id, const nlohmann::json& verdict,
+                                 const Events& events, const std::string& update,
+                                 const std::function<void(Statement&)>& bind) {
+  auto once = [&]() -> util::Result<bool> {
+    auto guard = db.lock();
+    Database::DurableWrite durable(db);
+    if (auto r = db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
+    auto rollback = [&](util::Error e) -> util::Result<bool> {
+      db.rollback();
+      return std::unexpected(std::move(e));
+    };
+    Statement st(db.handle(), update);
+    bind(st);
+    if (st.step() != SQLITE_DONE) return rollback(store_failure(db, st).error());
+    if (st.changes() == 0) {
+      db.rollback();
+      return false;
+    }
+    if (auto r = write_results(db, id, verdict); !r) return rollback(r.error());
+    if (auto r = append_events(db, id, events); !r) return rollback(r.error());
+    if (auto r = db.exec("COMMIT;"); !r) return rollback(r.error());
+    db.note_write_ok();
+    return true;
+  };
+  auto r = once();
+  if (!r && r.error().kind == util::ErrorKind::storage_full && db.relieve_space()) r = once();
+  return r;
+}
+
 }  // namespace
 
 util::Result<bool> CandidateRepository::finish(const std::string& id, const nlohmann::json& verdict,
                                                core::ComparisonState comparison, const Events& events) {
-  auto r = finish_once(id, verdict, comparison, events);
-  if (!r && r.error().kind == util::ErrorKind::storage_full && m_db.relieve_space())
-    r = finish_once(id, verdict, comparison, events);
-  return r;
-}
-
-util::Result<bool> CandidateRepository::finish_once(const std::string& id, const nlohmann::json& verdict,
-                                                    core::ComparisonState comparison, const Events& events) {
-  auto guard = m_db.lock();
-  Database::DurableWrite durable(m_db);
-  if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
-  auto rollback = [&](util::Error e) -> util::Result<bool> {
-    m_db.rollback();
-    return std::unexpected(std::move(e));
-  };
-  Statement st(m_db.handle(),
-               std::string("UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, speedup = ") + k_speedup +
-                   ", variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
-                   "comparison_state = ?5, "
-                   "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-                   "WHERE id = ?1 AND state NOT IN ('done', 'cancelled')");
-  st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, dump(verdict));
-  st.bind(4, verdict.contains("variant") && verdict["variant"].is_string() ? verdict["variant"].get<std::string>()
-                                                                           : std::string());
-  st.bind(5, std::string(core::comparison_state_name(comparison)));
-  if (st.step() != SQLITE_DONE) return rollback(store_failure(m_db, st).error());
-  if (st.changes() == 0) {
-    m_db.rollback();
-    return false;
-  }
-  if (auto r = write_results(m_db, id, verdict); !r) return rollback(r.error());
-  if (auto r = append_events(m_db, id, events); !r) return rollback(r.error());
-  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
-  m_db.note_write_ok();
-  return true;
+  const std::string update =
+      std::string("UPDATE candidates SET state = 'done', status = ?2, verdict = ?3, speedup = ") + k_speedup +
+      ", variant = CASE WHEN variant = '' THEN ?4 ELSE variant END, "  // inferred from the entry symbol
+      "comparison_state = ?5, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), "
+      "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state NOT IN ('done', 'cancelled')";
+  return write_guarded(m_db, id, verdict, events, update, [&](Statement& st) {
+    st.bind(1, id).bind(2, verdict.value("status", std::string("error"))).bind(3, dump(verdict));
+    st.bind(4, verdict.contains("variant") && verdict["variant"].is_string() ? verdict["variant"].get<std::string>()
+                                                                             : std::string());
+    st.bind(5, std::string(core::comparison_state_name(comparison)));
+  });
 }
 
 util::Result<bool> CandidateRepository::decide(const std::string& id, const nlohmann::json& verdict,
                                                const nlohmann::json& comparison, const Events& events) {
-  auto r = decide_once(id, verdict, comparison, events);
-  if (!r && r.error().kind == util::ErrorKind::storage_full && m_db.relieve_space())
-    r = decide_once(id, verdict, comparison, events);
-  return r;
-}
-
-util::Result<bool> CandidateRepository::decide_once(const std::string& id, const nlohmann::json& verdict,
-                                                    const nlohmann::json& comparison, const Events& events) {
-  auto guard = m_db.lock();
-  Database::DurableWrite durable(m_db);
-  if (auto r = m_db.exec("BEGIN IMMEDIATE;"); !r) return std::unexpected(r.error());
-  auto rollback = [&](util::Error e) -> util::Result<bool> {
-    m_db.rollback();
-    return std::unexpected(std::move(e));
-  };
-  Statement st(m_db.handle(),
-               std::string("UPDATE candidates SET comparison_state = 'done', comparison = ?2, verdict = ?3, speedup = ") +
-                   k_speedup + ", updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-                   "WHERE id = ?1 AND state = 'done' AND comparison_state = 'pending'");
-  st.bind(1, id).bind(2, dump(comparison)).bind(3, dump(verdict));
-  if (st.step() != SQLITE_DONE) return rollback(store_failure(m_db, st).error());
-  if (st.changes() == 0) {
-    m_db.rollback();
-    return false;
-  }
-  if (auto r = write_results(m_db, id, verdict); !r) return rollback(r.error());
-  if (auto r = append_events(m_db, id, events); !r) return rollback(r.error());
-  if (auto r = m_db.exec("COMMIT;"); !r) return rollback(r.error());
-  m_db.note_write_ok();
-  return true;
+  const std::string update =
+      std::string("UPDATE candidates SET comparison_state = 'done', comparison = ?2, verdict = ?3, speedup = ") +
+      k_speedup + ", updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+      "WHERE id = ?1 AND state = 'done' AND comparison_state = 'pending'";
+  return write_guarded(m_db, id, verdict, events, update,
+                       [&](Statement& st) { st.bind(1, id).bind(2, dump(comparison)).bind(3, dump(verdict)); });
 }
 
 util::Result<int> CandidateRepository::begin_comparison(const std::string& id) {

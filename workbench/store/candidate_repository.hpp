@@ -107,10 +107,6 @@ class CandidateRepository {
 
  private:
   util::Result<CandidateRecord> insert_once(CandidateRecord rec, bool* existing);
-  util::Result<bool> finish_once(const std::string& id, const nlohmann::json& verdict, core::ComparisonState comparison,
-                                 const Events& events);
-  util::Result<bool> decide_once(const std::string& id, const nlohmann::json& verdict, const nlohmann::json& comparison,
-                                 const Events& events);
   Database& m_db;
 };
 
