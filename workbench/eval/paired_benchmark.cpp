@@ -81,11 +81,16 @@ std::optional<CheckFailure> PairedBenchmark::time(const core::Workload& w, Timin
     if (cfg.on_round) cfg.on_round(samples.size());
     const double timed_s = series.timed_s() + solo_s;
     auto why = stop_reason(samples, timed_s, cfg, criterion);
-    // Converged: run on to the sequence's first look while the budget allows, so that a clear
-    // outcome is settled before the verdict (a few more block pairs, no inputs generated again).
-    if (why && *why == "converged" && paired && size_t(series.blocks()) < series.sequence().first_look() &&
-        timed_s * 1000 < cfg.budget_ms)
-      why.reset();
+    // Converged: run on to the sequence's first look where that is cheap (the pairs still to go
+    // take less than the timing so far, and the budget allows), so that a clear outcome is settled
+    // before the verdict without delaying it much (GPU blocks take milliseconds; CPU blocks of a
+    // large workload do not, and there the comparison carries on after the verdict instead).
+    if (why && *why == "converged" && paired) {
+      const size_t look = series.sequence().first_look(), have = size_t(series.blocks());
+      const double per_pair_s = have > 0 ? series.timed_s() / double(have) : 0;
+      const double to_go_s = per_pair_s * double(look > have ? look - have : 0);
+      if (have < look && to_go_s <= timed_s && (timed_s + to_go_s) * 1000 <= cfg.budget_ms) why.reset();
+    }
     if (why) stop = *why;
     calls = next_block_calls(m_cfg, calls, paired ? wall_s : 2 * wall_s);
   }

@@ -5,11 +5,15 @@ vector_add has its CUDA incumbent), decisions on. Measures submit -> verdict and
 decision second") for sequential submissions of each kind of candidate, then candidates per
 minute from several clients, each followed to its decision.
 
-Usage: fast_loop.py KWB_BIN_DIR OUT_DIR [--n 10] [--rate-n 60] [--clients 8] [--budget-ms 100]
-                    [--bench n1M,n16M] [--ops vector_add,softmax,rmsnorm] [--serve-arg ARG ...]
-Kinds (vector_add): `slower` tests/security/cuda/honest_scalar_vector_add.cu (one config, one
-thread per element, ~0.8x the incumbent), `copy` the incumbent itself (kernels/vector_add/cuda/
-vectorized.cu, a comment added: another source, the same code: `same`, never promotable). Each
+Usage: fast_loop.py KWB_BIN_DIR OUT_DIR [--backend cuda|cpu] [--op vector_add] [--n 10] [--rate-n 60]
+                    [--clients 8] [--budget-ms 100] [--bench n1M,n16M] [--ops vector_add,softmax,rmsnorm]
+                    [--serve-arg ARG ...] [--trials N]
+Kinds: `slower` a simple honest kernel (cuda vector_add: tests/security/cuda/honest_scalar_vector_add.cu,
+one config, one thread per element, ~0.8x the incumbent; otherwise the spec's template,
+specs/OP/template.VARIANT.cpp|cu), `copy` the incumbent itself (kernels/OP/BACKEND/*, a comment
+added: another source, the same code: `same`, never promotable). On the CPU (--backend cpu, e.g.
+--op softmax --bench attn_1024x1024) it measures the 2-core machine's loop (issue #32: verdict p50
+<= 0.7 s for softmax with one bench workload; docs/benchmarks/decide.md). Each
 submission differs by a comment, so every one is compiled (NVRTC, cold cubin cache). For the other
 ops of --ops, the throughput of copies of their shipped CUDA incumbent with their shipped bench
 workloads. Writes OUT_DIR/fast_loop.json (figures) and OUT_DIR/candidates.tsv (every candidate).
@@ -31,6 +35,8 @@ import urllib.request
 p = argparse.ArgumentParser()
 p.add_argument("bin_dir")
 p.add_argument("out_dir")
+p.add_argument("--backend", default="cuda")
+p.add_argument("--op", default="vector_add")
 p.add_argument("--n", type=int, default=10)
 p.add_argument("--rate-n", type=int, default=60)
 p.add_argument("--clients", type=int, default=8)
@@ -96,7 +102,7 @@ def call(method, path, body=None, timeout=120):
 
 def evaluate(op, source, bench, tag):
     """Submits and follows one candidate: its times to the verdict and to the decision."""
-    body = {"op": op, "backend": "cuda", "source_name": "candidate.cu",
+    body = {"op": op, "backend": a.backend, "source_name": "candidate." + ("cpp" if a.backend == "cpu" else "cu"),
             "source": source + "\n// fast loop %s %d\n" % (tag, time.time_ns())}
     if bench:
         body["bench"] = bench
@@ -176,24 +182,29 @@ def rate(op, source, bench, n, clients, kind):
 
 try:
     bench = [b for b in a.bench.split(",") if b]
-    slower = open("tests/security/cuda/honest_scalar_vector_add.cu").read()
-    copy = open("kernels/vector_add/cuda/vectorized.cu").read()
+    ext = "cpp" if a.backend == "cpu" else "cu"
+    if a.backend == "cuda" and a.op == "vector_add":
+        slower = open("tests/security/cuda/honest_scalar_vector_add.cu").read()
+    else:
+        slower = open(sorted(glob.glob("specs/%s/template.*.%s" % (a.op, ext)))[0]).read()
+    copy = open(sorted(glob.glob("kernels/%s/%s/*.%s" % (a.op, a.backend, ext)))[0]).read()
     figures, all_rows = {"budget_ms": a.budget_ms, "bench": bench, "serve_args": a.serve_arg}, []
-    warm = evaluate("vector_add", slower, bench, "warm")  # prepares the warm incumbent
+    warm = evaluate(a.op, slower, bench, "warm")  # prepares the warm incumbent
     figures["warm_up"] = {k: warm[k] for k in ("status", "verdict_ms", "decision_ms", "stage_ms", "reason")}
     print("warm-up:", json.dumps(figures["warm_up"]), flush=True)
     for kind, src in (("slower", slower), ("copy", copy)):
-        rows = [evaluate("vector_add", src, bench, "%s-%d" % (kind, i)) for i in range(a.n)]
+        rows = [evaluate(a.op, src, bench, "%s-%d" % (kind, i)) for i in range(a.n)]
         all_rows += rows
         figures["sequential_" + kind] = summary(rows)
         print(kind, json.dumps(figures["sequential_" + kind]), flush=True)
         save(figures)
-    rows, figures["rate_vector_add"] = rate("vector_add", slower, bench, a.rate_n, a.clients, "slower")
-    all_rows += rows
-    print("rate vector_add", json.dumps(figures["rate_vector_add"]), flush=True)
-    save(figures)
-    for op in [o for o in a.ops.split(",") if o and o != "vector_add"]:
-        found = sorted(glob.glob("kernels/%s/cuda/*.cu" % op))
+    if a.rate_n > 0:
+        rows, figures["rate_" + a.op] = rate(a.op, slower, bench, a.rate_n, a.clients, "slower")
+        all_rows += rows
+        print("rate", a.op, json.dumps(figures["rate_" + a.op]), flush=True)
+        save(figures)
+    for op in [o for o in a.ops.split(",") if o and o != a.op]:
+        found = sorted(glob.glob("kernels/%s/%s/*.%s" % (op, a.backend, ext)))
         if not found:
             continue
         src = open(found[0]).read()
