@@ -106,6 +106,19 @@ const std::vector<RouteDoc>& table() {
          "Error", ""},
         {404, "not_found (no such candidate), no_artifact (not cuda, no verdict yet, no such config, not stored, or the "
               "disassembler failed: the message has the compiler_facts[].sass_note)", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/samples", "agent",
+       "The raw samples of the candidate's timed bench workloads (kwb.samples.v1: per workload its samples in ns, in "
+       "the order timed, its clock and whether it was timed interleaved with the incumbent); the verdict's "
+       "summary.samples_sha256 names them",
+       {}, "", false,
+       {{200, "OK", "", "application/json"},
+        {404, "not_found (no such candidate), no_artifact (no verdict yet, nothing timed, not stored)", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/blocks", "agent",
+       "The block pairs of the candidate's comparison with the incumbent (kwb.blocks.v1: per workload each pair's "
+       "ratio and both sides' samples in ns); summary.blocks_sha256 names them once the decision is in",
+       {}, "", false,
+       {{200, "OK", "", "application/json"},
+        {404, "not_found (no such candidate), no_artifact (no comparison timed, pending, or not stored)", "Error", ""}}},
       {"post", "/v1/candidates/{id}/profile", "agent",
        "Evaluate the candidate again as a new candidate of the calling token with \"profile\": true and parent {id} "
        "(a separate pass: the first verdict stays as it was); its verdict's profile says what came of it",

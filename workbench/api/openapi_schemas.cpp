@@ -209,7 +209,9 @@ json verdict_summary_schema() {
   return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
               {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
               {"decision", or_null(decision)}, {"machine", or_null(machine)},
-              {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())}});
+              {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())},
+              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())}},
+             {"samples_sha256", "blocks_sha256"});
 }
 
 json verdict_schema() {

@@ -71,6 +71,32 @@ void artifact(const httplib::Request& req, httplib::Response& res, ApiContext& c
   res.set_content(*data, kind == "cubin" ? "application/octet-stream" : "text/plain; charset=utf-8");
 }
 
+// GET /v1/candidates/{id}/artifacts/samples|blocks: the raw samples of its timed workloads and
+// the block pairs of its comparison (docs/verdict.md "Samples"), as the verdict names them.
+void samples(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, const std::string& kind) {
+  if (!guard(req, res, ctx, Role::agent)) return;
+  if (!only_known_params(req, res, {})) return;
+  std::string id = req.matches[1];
+  auto rec = store::CandidateRepository(ctx.db).find(id);
+  if (!rec) return send_failure(res, rec.error());
+  if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
+  const auto& v = (*rec)->verdict;
+  const nlohmann::json summary = v.is_object() ? v.value("summary", nlohmann::json::object()) : nlohmann::json::object();
+  const std::string field = kind + "_sha256";
+  const std::string sha = summary.contains(field) && summary[field].is_string() ? summary[field].get<std::string>() : "";
+  if (sha.empty())
+    return send_error(res, 404, "no_artifact",
+                      "candidate " + id + " has no " + kind + " (" +
+                          (v.is_null() ? "no verdict yet"
+                                       : kind == "blocks" ? "no comparison with an incumbent was timed, or it is pending"
+                                                          : "no bench workload was timed") +
+                          ")");
+  auto data = ctx.objects.get(sha);
+  if (!data) return send_error(res, 404, "no_artifact", "the " + kind + " of " + id + " are not stored: " + data.error().what());
+  res.status = 200;
+  res.set_content(*data, "application/json");
+}
+
 // The submitted source, as stored (text/plain): what the review page shows diagnostics against.
 void source(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   if (!guard(req, res, ctx, Role::agent)) return;
@@ -92,6 +118,9 @@ void add_artifact_routes(Router& svr, ApiContext& ctx) {
   for (const char* kind : {"ptx", "cubin", "sass"})
     svr.Get(std::string("/v1/candidates/{id}/artifacts/") + kind,
             [&ctx, kind = std::string(kind)](const httplib::Request& q, httplib::Response& s) { artifact(q, s, ctx, kind); });
+  for (const char* kind : {"samples", "blocks"})
+    svr.Get(std::string("/v1/candidates/{id}/artifacts/") + kind,
+            [&ctx, kind = std::string(kind)](const httplib::Request& q, httplib::Response& s) { samples(q, s, ctx, kind); });
 }
 
 }  // namespace kwb::api

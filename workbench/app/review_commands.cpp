@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/sample_plot.hpp"
 #include "client/api_client.hpp"
 
 namespace kwb::app {
@@ -67,6 +68,23 @@ int run_reject(const ReviewArgs& a) {
   return 0;
 }
 
+// Each timed workload's samples and its comparison's block ratios, as text histograms
+// (docs/verdict.md "Samples"); nothing where the candidate has none.
+void print_distributions(const ReviewArgs& a) {
+  client::ApiClient api(client::resolve_endpoint(a.server, a.token));
+  auto samples = api.get("/v1/candidates/" + a.id + "/artifacts/samples");
+  auto blocks = api.get("/v1/candidates/" + a.id + "/artifacts/blocks");
+  for (const auto& w : samples ? samples->body.value("workloads", nlohmann::json::array()) : nlohmann::json::array()) {
+    auto v = w.value("samples_ns", std::vector<double>{});
+    std::printf("\n%s: %zu samples (us)\n%s", str(w, "name").c_str(), v.size(), text_histogram(v, 10, 40, 1e3).c_str());
+  }
+  for (const auto& w : blocks ? blocks->body.value("workloads", nlohmann::json::array()) : nlohmann::json::array()) {
+    auto r = w.value("ratios", std::vector<double>{});
+    std::printf("\n%s: %zu block ratios (incumbent / candidate)\n%s", str(w, "name").c_str(), r.size(),
+                text_histogram(r, 10, 40).c_str());
+  }
+}
+
 int run_diff(const ReviewArgs& a) {
   nlohmann::json out;
   if (int rc = call("diff", a, false, "/v1/candidates/" + a.id + "/diff", {}, out)) return rc;
@@ -107,6 +125,7 @@ int run_diff(const ReviewArgs& a) {
                 pm.c_str(), ns("incumbent_ns").c_str(), ratio(w, "vs_incumbent").c_str(), interval.c_str(), label.c_str(),
                 blocks.c_str(), samples.c_str());
   }
+  print_distributions(a);
   std::printf("\n%s", str(out, "diff").c_str());
   return 0;
 }

@@ -51,6 +51,9 @@ struct TimeStats {
   // Timed in block pairs interleaved with the incumbent (one pass, docs/library.md "One pass"):
   // the comparison's first blocks; timed_ms counts both sides' blocks then.
   bool interleaved = false;
+  // Every sample (ns), in the order timed: kept with the candidate as its samples artifact (GET
+  // /v1/candidates/{id}/artifacts/samples), not written into the verdict's JSON.
+  std::vector<double> samples_ns;
 };
 
 // An interleaved A/B comparison of one bench workload with the incumbent (docs/library.md
@@ -65,6 +68,9 @@ struct Comparison {
   double candidate_ns = 0, incumbent_ns = 0;  // medians of all samples of each side
   double ms = 0;               // wall time of the comparison
   std::string stop_reason;     // "settled" | "budget" | "max_blocks"
+  // The blocks themselves (each pair's ratio, both sides' samples): kept with the candidate as its
+  // blocks artifact, not written into the verdict's JSON.
+  std::vector<double> block_ratios, candidate_samples_ns, incumbent_samples_ns;
 };
 
 // The machine while a verdict's timings ran (docs/evaluation.md "Machine state").
@@ -131,6 +137,9 @@ struct Summary {
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;
   std::string compile_cache;  // "hit" | "miss" | "off"  // analyze, compile, validate, benchmark
+  // The sha256 of the raw samples (docs/verdict.md "Samples"): each timed workload's samples, and
+  // the comparison's block pairs; "" where none were kept.
+  std::string samples_sha256, blocks_sha256;
 };
 
 struct Verdict {

@@ -30,6 +30,7 @@ ComparisonPart merge_comparison(const Verdict& stored, const Verdict& judged) {
         }
   }
   if (judged.summary.machine) m.summary.machine = judged.summary.machine;
+  m.summary.blocks_sha256 = judged.summary.blocks_sha256;
   if (auto it = judged.summary.stage_ms.find("decide"); it != judged.summary.stage_ms.end()) {
     m.summary.stage_ms["decide"] = it->second;
     m.summary.wall_ms = stored.summary.wall_ms + it->second;

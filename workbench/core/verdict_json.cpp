@@ -123,7 +123,11 @@ nlohmann::json to_json(const Verdict& v) {
                                   : nlohmann::json(nullptr)},
                   {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
                   {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(v.summary.compile_cache)}};
+                                                                    : nlohmann::json(v.summary.compile_cache)},
+                  {"samples_sha256", v.summary.samples_sha256.empty() ? nlohmann::json(nullptr)
+                                                                      : nlohmann::json(v.summary.samples_sha256)},
+                  {"blocks_sha256", v.summary.blocks_sha256.empty() ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(v.summary.blocks_sha256)}};
   return j;
 }
 

@@ -167,6 +167,8 @@ util::Result<Verdict> verdict_from_json(const J& j) {
       for (const auto& [k, ms] : s["stage_ms"].items())
         if (ms.is_number()) v.summary.stage_ms[k] = ms.get<double>();
     v.summary.compile_cache = str(s, "compile_cache");
+    v.summary.samples_sha256 = str(s, "samples_sha256");
+    v.summary.blocks_sha256 = str(s, "blocks_sha256");
   }
   return v;
 }

@@ -79,6 +79,7 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
     auto t = summarize(samples);
     t.stop_reason = out.stop_reason;
     t.timed_ms = timed_s * 1000.0;
+    t.samples_ns = std::move(samples);
     return t;
   }();
   out.clock = "steady_clock";

@@ -97,6 +97,7 @@ std::optional<CheckFailure> PairedBenchmark::time(const core::Workload& w, Timin
   if (!verified)  // the last timed call's outputs are always checked
     if (auto f = candidate.verify(" on the last timed call (round " + std::to_string(round) + ")")) return f;
   out = summarize(samples);
+  out.samples_ns = std::move(samples);
   out.stop_reason = stop;
   out.timed_ms = (series.timed_s() + solo_s) * 1000.0;
   out.clock = "steady_clock";

@@ -42,6 +42,9 @@ core::Comparison PairedSeries::comparison() const {
   c.samples = int(m_candidate.size());
   c.candidate_ns = median_of(m_candidate);
   c.incumbent_ns = median_of(m_incumbent);
+  c.block_ratios = m_ratios;
+  c.candidate_samples_ns = m_candidate;
+  c.incumbent_samples_ns = m_incumbent;
   if (!reading.valid) {  // no look reached yet: no claim either way
     c.low = 0;
     c.high = std::numeric_limits<double>::max();

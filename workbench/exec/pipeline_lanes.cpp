@@ -7,6 +7,7 @@
 #include "core/verdict_parse.hpp"
 #include "exec/pipeline.hpp"
 #include "exec/pipeline_lane.hpp"
+#include "exec/sample_artifacts.hpp"
 
 namespace kwb::exec {
 
@@ -101,9 +102,12 @@ void Pipeline::run_device(Job& job, const Lane& lane) {
 
 void Pipeline::finish_device(Job& job, core::Verdict v, bool compare) {
   const std::string& id = job.rec.id;
+  v.candidate = id;
+  keep_samples(m_objects, v);
   auto source = m_objects.get(job.rec.source_sha256);
   if (!compare || !m_cfg.judge || !source) {
     if (m_cfg.judge && source && v.summary.decision) m_cfg.judge->decided(job.rec, *source, v);
+    keep_blocks(m_objects, v);
     return m_ledger.finish(id, v);
   }
   m_ledger.finish(id, v, core::ComparisonState::pending);
@@ -111,6 +115,7 @@ void Pipeline::finish_device(Job& job, core::Verdict v, bool compare) {
   core::Verdict judged = v;
   m_cfg.judge->compare(job.rec, *source, judged, *job.evaluation);
   m_cfg.judge->decided(job.rec, *source, judged);
+  keep_blocks(m_objects, judged);
   m_ledger.decide(id, judged);
 }
 
@@ -127,8 +132,10 @@ void Pipeline::compare_again(Job& job) {
   if (again.status != core::Status::accepted)
     throw std::runtime_error("the candidate was not accepted when evaluated again for its comparison: " + again.reason);
   core::Verdict judged = *stored;
+  judged.candidate = job.rec.id;
   m_cfg.judge->compare(job.rec, *source, judged, e);
   m_cfg.judge->decided(job.rec, *source, judged);
+  keep_blocks(m_objects, judged);
   m_ledger.decide(job.rec.id, judged);
 }
 

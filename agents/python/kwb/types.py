@@ -143,6 +143,8 @@ class VerdictSummary(TypedDict, total=False):
     wall_ms: float
     stage_ms: Dict[str, float]
     compile_cache: Optional[str]
+    samples_sha256: Optional[str]  # the raw samples: GET /v1/candidates/{id}/artifacts/samples
+    blocks_sha256: Optional[str]   # the comparison's block pairs: .../artifacts/blocks
 
 
 class ProfileOutcome(TypedDict):
