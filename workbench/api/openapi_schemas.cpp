@@ -111,6 +111,9 @@ json backend_contract() {
 }
 
 json spec_schema() {
+  // A spec's GPU reference (docs/specs.md "GPU references"): the plan lines per variant.
+  json gpu_reference = obj({{"file", str()}, {"launch", map_of(arr(str()))}, {"workloads", arr(str())}, {"note", str()}},
+                           {"workloads", "note"});
   json tensor = obj({{"name", str()}, {"role", str_enum({"in", "out", "inout"})}, {"shape", arr(str())}, {"finite", boolean()}},
                     {"finite"});
   json variant = obj({{"name", str()},
@@ -131,11 +134,12 @@ json spec_schema() {
                 {"deterministic", boolean()},
                 {"baselines", arr({{"type", "object"}})},
                 {"shapes", {{"type", "object"}}},
+                {"gpu_reference", gpu_reference},
                 {"contract", {{"description", "per variant, then backend (cpu, cuda, cuda-launcher): what a candidate "
                                               "implements and a template to start from (docs/specs.md \"Templates\")"},
                               {"type", "object"},
                               {"additionalProperties", map_of(ref("BackendContract"))}}}},
-               {"baselines", "shapes"});
+               {"baselines", "shapes", "gpu_reference"});
   return s;
 }
 
