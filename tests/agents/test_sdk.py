@@ -1,8 +1,8 @@
 """The Python SDK (agents/python, package `kwb`) against a real `kwb serve` (auth on, the shipped
 specs and library, a temporary workspace, a free port): submit/wait/verdict, SSE progress and
 its resumption, errors as exceptions with the API's type and message, idempotent retries after a
-lost reply, Retry-After on 503, cancel, the review and admin calls, the CLI, and the package's
-installability and Python 3.9 syntax.
+lost reply, Retry-After on 503, cancel, the review and admin calls, an agent's attempts as one tree
+(lineage, attempts), the CLI, and the package's installability and Python 3.9 syntax.
 
 Run by ctest (tests/CMakeLists.txt: AgentSdk); by hand:
     KWB_TEST_BIN_DIR=build/bin python3 -m unittest discover -s tests/agents -p 'test_sdk.py' -v
@@ -18,7 +18,7 @@ import time
 import unittest
 import uuid
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Dict, List
 
 from daemon import SDK_DIR, SOURCE_DIR, Daemon  # also puts agents/python on sys.path
 from lossy_proxy import LossyProxy
@@ -165,6 +165,56 @@ class AgentSdk(unittest.TestCase):
             dead.health()
         self.assertEqual(cm2.exception.attempts, 2)
         self.assertIn("kwb serve", str(cm2.exception))
+
+    # --- lineage ---------------------------------------------------------------------------
+
+    def test_ten_attempts_with_parents_come_back_as_one_tree(self) -> None:
+        # A token of its own: its attempts for vector_add are these ten alone.
+        me = self.agent.with_token(self.admin.create_token("agent", "sdk-lineage")["token"])
+        broken = 'extern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, long n) { int x = ; }\n'
+        # (parent index, source): correct kernels are timed on n1M only.
+        plan = [(None, WRONG), (0, broken), (0, VECTORIZED), (2, WRONG), (2, VECTORIZED), (4, broken),
+                (4, VECTORIZED), (6, WRONG), (1, VECTORIZED), (6, VECTORIZED)]
+        ids: List[str] = []
+        for i, (parent, source) in enumerate(plan):
+            sub = me.submit("vector_add", source + f"\n// attempt {i}\n", note=f"attempt {i}",
+                            parent=None if parent is None else ids[parent],
+                            bench=["n1M"] if source is VECTORIZED else None)
+            ids.append(sub["id"])
+        for cid in ids:
+            me.wait(cid, timeout=300)
+
+        def nodes_of(forest: Any) -> Dict[str, Any]:
+            out: Dict[str, Any] = {}
+            stack = [(n, None) for n in forest["roots"]]
+            while stack:
+                node, under = stack.pop()
+                out[node["id"]] = dict(node, under=under)
+                stack.extend((c, node["id"]) for c in node["children"])
+            return out
+
+        for forest in (me.attempts("vector_add"), me.lineage(ids[7])):
+            self.assertEqual((forest["count"], forest["truncated"]), (10, False))
+            self.assertEqual([r["id"] for r in forest["roots"]], [ids[0]])
+            nodes = nodes_of(forest)
+            self.assertEqual(set(nodes), set(ids))
+            for i, (parent, source) in enumerate(plan):
+                n = nodes[ids[i]]
+                self.assertEqual(n["under"], None if parent is None else ids[parent], f"attempt {i}")
+                self.assertEqual(n["note"], f"attempt {i}")
+                expected = {id(VECTORIZED): "accepted", id(WRONG): "incorrect", id(broken): "compile_error"}[id(source)]
+                self.assertEqual(n["status"], expected, n)
+                self.assertNotIn("\n", n["reason"])
+            self.assertEqual(forest["latest"], ids[9])
+            self.assertTrue(nodes[ids[9]]["latest"])
+            accepted = [nodes[c] for c in ids if nodes[c]["status"] == "accepted"]
+            # The verified best: promotable first, then the fastest against the incumbent, then the earliest.
+            best = max(accepted, key=lambda n: (n["promotable"] is True, n["geomean_vs_incumbent"] is not None,
+                                                n["geomean_vs_incumbent"] or 0.0, -ids.index(n["id"])))
+            self.assertEqual(forest["best"], best["id"])
+            self.assertEqual([c for c in ids if nodes[c]["best"]], [best["id"]])
+        capped = me.attempts("vector_add", limit=4)
+        self.assertEqual((capped["count"], capped["total"], capped["truncated"]), (4, 10, True))
 
     # --- retries and idempotency ------------------------------------------------------------
 
@@ -323,6 +373,9 @@ class AgentSdk(unittest.TestCase):
         self.assertEqual((h["status"], h["auth"]), ("ok", True))
         self.assertIn("cpu", h["backends"])
         self.assertEqual(self.agent.devices()[0]["kind"], "cpu")
+        device_ids = {d["id"] for d in self.agent.devices()}
+        for gpu in self.agent.gpus():  # none on a machine without a GPU
+            self.assertIn(gpu["device_id"], device_ids | {""})
         classes = self.agent.device_classes()  # the local machine's: its CPU class first
         self.assertEqual(classes[0]["kind"], "cpu")
         self.assertTrue(classes[0]["device_class"].startswith("cpu-"), classes)

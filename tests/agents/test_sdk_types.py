@@ -45,6 +45,9 @@ ROOTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "CreatedToken": ("TokenCreated", ()),
     "TokenInfo": ("TokenList", ("tokens", "[]")),
     "RevokedToken": ("TokenRevoked", ()),
+    "Gpu": ("Devices", ("gpus", "[]")),
+    "Lineage": ("Lineage", ()),
+    "Attempts": ("Attempts", ()),
 }
 
 
@@ -63,6 +66,7 @@ class Checker:
         self.schemas: Dict[str, Any] = doc["components"]["schemas"]
         self.problems: List[str] = []
         self.checked: Set[str] = set()
+        self.active: Set[str] = set()
 
     def resolve(self, s: Any) -> Any:
         """A schema with $ref followed and a nullable anyOf reduced to its one non-null branch."""
@@ -87,7 +91,17 @@ class Checker:
 
     def check(self, td: Any, schema: Any, where: str) -> None:
         name = td.__name__
+        if name in self.active:  # a recursive type (AttemptNode.children): checked where it began
+            return
         self.checked.add(name)
+        self.active.add(name)
+        try:
+            self.check_fields(td, schema, where)
+        finally:
+            self.active.discard(name)
+
+    def check_fields(self, td: Any, schema: Any, where: str) -> None:
+        name = td.__name__
         schema = self.resolve(schema)
         props = schema.get("properties") if isinstance(schema, dict) else None
         hints = typing.get_type_hints(td)

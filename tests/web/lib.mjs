@@ -97,9 +97,9 @@ export async function startDaemon(root, args = []) {
   return {
     url, workspace, child, token, call,
     log: () => fs.readFileSync(logFile, 'utf8'),
-    // Submits and returns the id.
-    submit: async (tok, source, note) => {
-      const r = await call(tok, 'POST', '/v1/candidates', { op: 'vector_add', source, source_name: 'add.cpp', note });
+    // Submits and returns the id; `extra`: more fields of the submission (parent, ...).
+    submit: async (tok, source, note, extra = {}) => {
+      const r = await call(tok, 'POST', '/v1/candidates', { op: 'vector_add', source, source_name: 'add.cpp', note, ...extra });
       if (r.status !== 202) throw new Error(`submit: HTTP ${r.status} ${r.text}`);
       return r.json.id;
     },

@@ -11,6 +11,7 @@
 //   keyboard   Tab reaches every control of every page, and every control has an accessible name
 //   reject     a reviewer's Reject records the reason typed
 //   leaderboard sorting and the status filter ask the daemon (server-side)
+//   lineage    the candidate page shows the tree of its attempts with the API's best and latest
 // Screenshots of each page go to a temporary folder, or to $KWB_UI_SHOTS where set
 // (`KWB_UI_SHOTS=docs/ui ctest -R WebUi` refreshes the ones docs/web.md shows): a test run
 // leaves the source tree as it found it.
@@ -54,8 +55,8 @@ try {
   const agent = daemon.token('agent');
   // Really evaluated candidates: two winners against the slow incumbent and a wrong one.
   const winner = await daemon.submit(agent, fastKernel('restrict pointers, one pass'), 'web test: winner');
-  const second = await daemon.submit(agent, fastKernel('second winner'), 'web test: second winner');
-  const wrong = await daemon.submit(agent, wrongKernel, 'web test: wrong');
+  const second = await daemon.submit(agent, fastKernel('second winner'), 'web test: second winner', { parent: winner });
+  const wrong = await daemon.submit(agent, wrongKernel, 'web test: wrong', { parent: winner });
   const W = await daemon.done(agent, winner);
   await daemon.done(agent, second);
   await daemon.done(agent, wrong);
@@ -179,6 +180,17 @@ try {
   check('diff: the incumbent\'s replaced lines are marked on the left', left.some((l) => l.includes('volatile float x = a[i];')), `left: ${left.join(' / ')}`);
   check('diff: highlighted (keywords as tokens)', (await page.$$('#diff .tok-keyword')).length > 0, 'no highlighted token');
   check('review: a reviewer sees Promote and Reject', !!(await page.$('#promote')) && !!(await page.$('#reject')), 'buttons missing');
+  // Its lineage: the winner and the two attempts made on it, the API's best and latest marked.
+  const lineage = (await daemon.call(agent, 'GET', `/v1/candidates/${winner}/lineage`)).json;
+  const tree = await page.$$eval('#lineage li', (items) => items.map((li) => ({ id: li.dataset.id, best: li.dataset.best,
+    latest: li.dataset.latest, parent: li.parentElement.closest('li')?.dataset.id ?? null })));
+  const treeIds = tree.map((n) => n.id).sort();
+  check('lineage: the candidate page shows the tree of its attempts',
+    JSON.stringify(treeIds) === JSON.stringify([winner, second, wrong].sort()) &&
+    tree.filter((n) => n.parent === winner).length === 2, JSON.stringify(tree));
+  check('lineage: the best and the latest are the API\'s',
+    lineage.best && tree.find((n) => n.best === 'true')?.id === lineage.best && lineage.latest === wrong &&
+    tree.find((n) => n.latest === 'true')?.id === wrong, `page ${JSON.stringify(tree)} vs API best ${lineage.best} latest ${lineage.latest}`);
   await keyboard(page, 'candidate');
   await page.screenshot({ path: path.join(shots, 'candidate.png'), fullPage: true });
 

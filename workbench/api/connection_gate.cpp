@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <spdlog/spdlog.h>
@@ -20,8 +21,16 @@ namespace kwb::api {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t k_drain_bytes = 4 << 20;                  // discarded after a refusal, at most
-constexpr std::chrono::milliseconds k_drain_time{2000};    // and for at most this long
+// After a refusal the connection is closed once what the client still sends is read and
+// discarded (docs/api.md "Limits"), so that an HTTP/1.1 client that writes its whole body before
+// it reads (Python's http.client) reads the answer instead of a reset: the rest of a body
+// announced with Content-Length, up to k_drain_announced bytes, then at once; otherwise (chunked,
+// no complete head) up to k_drain_bytes until the client stops. A drain ends after k_drain_idle
+// without a byte, and after k_drain_time in all.
+constexpr size_t k_drain_bytes = 4 << 20;
+constexpr uint64_t k_drain_announced = uint64_t(256) << 20;
+constexpr std::chrono::milliseconds k_drain_idle{2000};
+constexpr std::chrono::milliseconds k_drain_time{30000};
 constexpr size_t k_max_draining = 256;                     // refusals at accept drain only while fewer
 constexpr std::chrono::milliseconds k_sweep_every{100};
 constexpr std::chrono::milliseconds k_linger{2};           // a worker waits this long for the next request
@@ -239,10 +248,13 @@ void ConnectionGate::on_readable(Conn& c) {
     case Phase::drain: {
       char sink[16 << 10];
       while (true) {
-        ssize_t n = ::recv(c.fd, sink, sizeof sink, 0);
+        size_t want = c.drain_left ? size_t(std::min<uint64_t>(sizeof sink, *c.drain_left)) : sizeof sink;
+        ssize_t n = ::recv(c.fd, sink, want, 0);
         if (n > 0) {
           c.drained += size_t(n);
-          if (c.drained > k_drain_bytes) return close_conn(c);
+          if (c.drain_left && (*c.drain_left -= uint64_t(n)) == 0) return close_conn(c);  // all of it: a clean close
+          if (!c.drain_left && c.drained > k_drain_bytes) return close_conn(c);
+          c.deadline = std::min(Clock::now() + k_drain_idle, c.drain_until);
           continue;
         }
         if (n < 0 && errno == EINTR) continue;
@@ -274,7 +286,11 @@ void ConnectionGate::try_head(Conn& c) {
     return;
   }
   auto parsed = parse_request_head(std::string_view(c.buf).substr(0, *end), m_limits.head);
-  if (auto* no = std::get_if<Refusal>(&parsed)) return reply(c, *no);
+  if (auto* no = std::get_if<Refusal>(&parsed)) {  // its body (if it announced one) still comes
+    auto announced = announced_body_bytes(std::string_view(c.buf).substr(0, *end));
+    const uint64_t here = c.buf.size() - *end;
+    return reply(c, *no, announced ? std::optional<uint64_t>(*announced > here ? *announced - here : 0) : std::nullopt);
+  }
   c.head = std::move(std::get<RequestHead>(parsed));
   if (!c.head->has_body()) {
     c.request_len = c.head->head_bytes;
@@ -440,16 +456,24 @@ void ConnectionGate::drain_returned() {
   }
 }
 
-void ConnectionGate::reply(Conn& c, const Refusal& r) {
-  auto bytes = refusal_bytes(r);
+void ConnectionGate::reply(Conn& c, const Refusal& r, std::optional<uint64_t> body_left) {
+  // The part of a body announced with Content-Length that has not come yet.
+  if (!body_left && c.head && c.head->content_length) {
+    const uint64_t whole = c.head->head_bytes + *c.head->content_length;
+    body_left = whole > c.buf.size() ? whole - c.buf.size() : 0;
+  }
+  auto bytes = refusal_bytes(r);  // Connection: close
   [[maybe_unused]] auto n = ::send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   ::shutdown(c.fd, SHUT_WR);
-  // Read and discard what the client still sends for a while, so that it sees the answer
-  // rather than a reset; nothing of it is kept.
+  // Read and discard what the client still sends (bounded: k_drain_*), so that it reads the
+  // answer rather than a reset; nothing of it is kept.
   c.buf.clear();
   c.buf.shrink_to_fit();
   c.phase = Phase::drain;
-  c.deadline = Clock::now() + k_drain_time;
+  c.drain_left = body_left ? std::optional<uint64_t>(std::min(*body_left, k_drain_announced)) : std::nullopt;
+  if (c.drain_left && *c.drain_left == 0) return close_conn(c);  // nothing more is coming
+  c.drain_until = Clock::now() + k_drain_time;
+  c.deadline = Clock::now() + k_drain_idle;
   watch(c, true);
 }
 

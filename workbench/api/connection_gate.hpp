@@ -8,9 +8,11 @@
 //   authenticate before any body is read] ──> body (deadline, 1 MiB on the wire, chunked too)
 //   ──> request pool, or the stream pool for SSE and ?wait= long-polls ──> keep-alive idle
 //
-// A refusal (408, 413, 429, 431, ...) is answered with a JSON error, then the connection is
-// closed after reading and discarding what the client still sends (bounded), so that the client
-// sees the answer rather than a reset.
+// A refusal (401, 408, 413, 429, 431, 503, 507, ...) is answered with a JSON error and
+// Connection: close, then the connection is closed after reading and discarding what the client
+// still sends (the rest of an announced body, else a lingering close; bounded in bytes and time:
+// connection_gate.cpp), so that the client reads the answer rather than a reset, also one that
+// writes its whole body before reading (Python's http.client).
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -69,6 +71,8 @@ class ConnectionGate {
     size_t request_len = 0;  // of buf, once complete
     size_t served = 0;
     size_t drained = 0;
+    std::optional<uint64_t> drain_left;  // bytes of an announced body still to discard; none: unknown
+    std::chrono::steady_clock::time_point drain_until;
     bool counted = false;    // in m_per_address
     bool registered = false; // in epoll
   };
@@ -86,7 +90,9 @@ class ConnectionGate {
   void start_body(Conn& c);
   void check_body(Conn& c);
   void dispatch(Conn& c);
-  void reply(Conn& c, const Refusal& r);
+  // body_left: what is still to come of a body whose head was refused; by default the rest of
+  // the current request's announced body.
+  void reply(Conn& c, const Refusal& r, std::optional<uint64_t> body_left = std::nullopt);
   void close_conn(Conn& c);
   void watch(Conn& c, bool on);
   void sweep();

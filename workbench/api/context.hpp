@@ -38,7 +38,7 @@ struct ApiContext {
   RateLimiter& limiter;
   ApiLimits limits;
   // This host's GPUs as start-up found them (docs/architecture.md "Lanes"): lane, ordinal,
-  // pci_bus_id, uuid, name, device_class, status (ready | unusable | unused), reason.
+  // pci_bus_id, uuid, name, device_id (its calibration's), status (ready | unusable | unused), reason.
   nlohmann::json gpus = nlohmann::json::array();
   library::Curator* curator = nullptr;          // null: no library (the library routes answer 503)
   library::SpecIntake* spec_intake = nullptr;   // null: specs cannot be added (POST /v1/specs answers 503)

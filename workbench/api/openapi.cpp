@@ -149,6 +149,19 @@ const std::vector<RouteDoc>& table() {
          "text: the unified diff alone (text/x-diff)"}},
        "", false,
        {{200, "OK (format=text: text/x-diff)", "Diff", ""}, {404, "not_found", "Error", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/lineage", "agent",
+       "The tree of attempts the candidate belongs to: from its root (up the parent links) every descendant, each "
+       "with its note, state, status, the first line of its reason, its speed against the incumbent and whether it "
+       "is promotable; the verified best and the latest are marked (docs/api.md \"Lineage\")",
+       {{"limit", "query", int_range(1, 1000, 200), "at most this many nodes, the newest (truncated says so)"}},
+       "", false, {{200, "OK", "Lineage", ""}, {404, "not_found: no such candidate", "Error", ""}}},
+      {"get", "/v1/attempts", "agent",
+       "The calling token's attempts for an op as a forest through their parent links, with the same fields as a "
+       "lineage and the verified best and the latest marked",
+       {{"op", "query", {{"type", "string"}}, "the op (unknown ops are refused with the known ones)", true},
+        {"limit", "query", int_range(1, 500, 100), "at most this many attempts, the newest (truncated says so)"}},
+       "", false,
+       {{200, "OK", "Attempts", ""}, {400, "bad_parameter: no op, an unknown op or limit", "Error", ""}}},
       {"get", "/v1/leaderboard/{op}", "agent",
        "One page of the accepted candidates of an op, fastest against the incumbent first (or newest first), each "
        "naming the fastest row with the same source (same_source_as), with its per-workload evidence (median ± and "
@@ -225,7 +238,7 @@ json operation(const RouteDoc& r) {
   for (const char* name : {"id", "op", "token_id"})
     if (r.path.find("{" + std::string(name) + "}") != std::string::npos) params.push_back(path_parameter(name));
   for (const auto& p : r.params)
-    params.push_back({{"name", p.name}, {"in", p.in}, {"required", false}, {"schema", p.schema}, {"description", p.description}});
+    params.push_back({{"name", p.name}, {"in", p.in}, {"required", p.required}, {"schema", p.schema}, {"description", p.description}});
   if (!params.empty()) op["parameters"] = params;
   if (!r.request.empty())
     op["requestBody"] = {{"required", !r.request_optional},

@@ -15,6 +15,7 @@ struct ParamDoc {
   std::string in;  // "query" | "header"
   nlohmann::json schema;
   std::string description;
+  bool required = false;
 };
 
 struct ResponseDoc {

@@ -1,43 +1,15 @@
 #include "api/openapi_schemas.hpp"
 
-#include <algorithm>
 #include <string>
 
+#include "api/schema_parts.hpp"
 #include "core/filters.hpp"
 
 namespace kwb::api {
 
 namespace {
 
-using nlohmann::json;
-
-json type(const char* t) { return {{"type", t}}; }
-json str() { return type("string"); }
-json integer() { return type("integer"); }
-json number() { return type("number"); }
-json boolean() { return type("boolean"); }
-json ref(const std::string& name) { return {{"$ref", "#/components/schemas/" + name}}; }
-json arr(json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
-json map_of(json values) { return {{"type", "object"}, {"additionalProperties", std::move(values)}}; }
-json str_enum(const std::vector<std::string>& values) { return {{"type", "string"}, {"enum", values}}; }
-// A value or null.
-json or_null(json s) {
-  if (s.contains("type") && s["type"].is_string() && !s.contains("$ref")) {
-    s["type"] = json::array({s["type"], "null"});
-    return s;
-  }
-  return {{"anyOf", json::array({std::move(s), type("null")})}};
-}
-// An object with these properties, all required unless listed in `optional`; more properties may
-// come in later versions (clients should ignore what they do not know).
-json obj(json props, std::vector<std::string> optional = {}) {
-  json required = json::array();
-  for (auto& [k, v] : props.items())
-    if (std::find(optional.begin(), optional.end(), k) == optional.end()) required.push_back(k);
-  return {{"type", "object"}, {"properties", std::move(props)}, {"required", required}};
-}
-// Numbers JSON cannot hold (NaN, Inf) are written as strings in verdicts.
-json number_or_text() { return {{"anyOf", json::array({number(), str_enum({"nan", "inf", "-inf"})})}}; }
+using namespace schema;
 
 // Per bench workload: the candidate's median, its ± (relative standard error of the mean, %) and
 // sample count, and the interleaved comparison with the incumbent where there was one.
@@ -122,7 +94,6 @@ json add_spec_schema() {
               {"additionalProperties", {{"type", "string"}, {"maxLength", 262144}}}}}}}};
 }
 
-json links() { return obj({{"self", str()}, {"events", str()}, {"cancel", str()}, {"profile", str()}}); }
 
 json backend_contract() {
   json tmpl = obj({{"source", {{"type", "string"}, {"description", "a candidate source to start from"}}},
@@ -140,6 +111,9 @@ json backend_contract() {
 }
 
 json spec_schema() {
+  // A spec's GPU reference (docs/specs.md "GPU references"): the plan lines per variant.
+  json gpu_reference = obj({{"file", str()}, {"launch", map_of(arr(str()))}, {"workloads", arr(str())}, {"note", str()}},
+                           {"workloads", "note"});
   json tensor = obj({{"name", str()}, {"role", str_enum({"in", "out", "inout"})}, {"shape", arr(str())}, {"finite", boolean()}},
                     {"finite"});
   json variant = obj({{"name", str()},
@@ -160,161 +134,13 @@ json spec_schema() {
                 {"deterministic", boolean()},
                 {"baselines", arr({{"type", "object"}})},
                 {"shapes", {{"type", "object"}}},
+                {"gpu_reference", gpu_reference},
                 {"contract", {{"description", "per variant, then backend (cpu, cuda, cuda-launcher): what a candidate "
                                               "implements and a template to start from (docs/specs.md \"Templates\")"},
                               {"type", "object"},
                               {"additionalProperties", map_of(ref("BackendContract"))}}}},
-               {"baselines", "shapes"});
+               {"baselines", "shapes", "gpu_reference"});
   return s;
-}
-
-// The parts of a verdict (docs/verdict.md), as components: the SDK's types mirror them.
-json time_stats_schema() {
-  return obj({{"median_ns", number()}, {"mean_ns", number()}, {"min_ns", number()}, {"max_ns", number()},
-              {"p10_ns", number()}, {"p90_ns", number()}, {"stdev_pct", number()},
-              {"mean_stderr_pct", {{"type", "number"}, {"description", "relative standard error of the mean, %"}}},
-              {"samples", integer()}, {"discarded", integer()},
-              {"stop_reason", {{"type", "string"}, {"description", "converged, budget, hard_budget or max_samples"}}},
-              {"clock", str()}, {"cold", boolean()}, {"launch_overhead_ns", number()},
-              {"sm_clock_min_mhz", number()}, {"sm_clock_max_mhz", number()}, {"timed_ms", number()},
-              {"interleaved", {{"type", "boolean"}, {"description", "timed in block pairs with the incumbent (one pass)"}}}},
-             {"interleaved"});
-}
-
-json comparison_schema() {
-  return obj({{"label", str_enum({"faster", "slower", "same", "undecided"})},
-              {"ratio", {{"type", "number"}, {"description", "incumbent time / candidate time (> 1: faster)"}}},
-              {"low", number()}, {"high", number()},
-              {"confidence", {{"type", "number"}, {"description", "of the [low, high] interval"}}},
-              {"blocks", integer()}, {"samples", {{"type", "integer"}, {"description", "calls timed per side"}}},
-              {"candidate_ns", number()}, {"incumbent_ns", number()}, {"ms", number()},
-              {"stop_reason", {{"type", "string"}, {"description", "settled, budget or max_blocks"}}}});
-}
-
-json incumbent_ref_schema() {
-  return obj({{"kernel", str()}, {"commit", str()}, {"source_sha256", str()}, {"device_class", str()},
-              {"remeasured", boolean()}});
-}
-
-json decision_schema() {
-  return obj({{"promotable", boolean()}, {"reason", str()}, {"wins", arr(str())}, {"regressions", arr(str())},
-              {"undecided", arr(str())}});
-}
-
-json verdict_summary_schema() {
-  json incumbent = incumbent_ref_schema();
-  json decision = decision_schema();
-  json machine = obj({{"load_avg_1m", number()}, {"running_max", integer()}, {"cores", integer()}, {"busy", boolean()},
-                      {"detail", str()}});
-  return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
-              {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
-              {"decision", or_null(decision)}, {"machine", or_null(machine)},
-              {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())},
-              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())}},
-             {"samples_sha256", "blocks_sha256"});
-}
-
-json verdict_schema() {
-  json diagnostic = obj({{"file", str()}, {"line", integer()}, {"col", integer()}, {"severity", str()}, {"message", str()},
-                         {"rule", or_null(str())}});
-  json first_mismatch = obj({{"tensor", str()}, {"index", arr(integer())}, {"got", number_or_text()},
-                             {"expected", number_or_text()}});
-  json roofline = obj({{"bytes", number()}, {"flops", number()}, {"pct_bw", or_null(number())},
-                       {"pct_flops", or_null(number())}, {"pct_bw_sheet", or_null(number())},
-                       {"pct_flops_sheet", or_null(number())}});
-  json workload = obj({{"name", str()},
-                       {"kind", str_enum({"test", "bench"})},
-                       {"drawn", boolean()},
-                       {"reference", str()},
-                       {"params", map_of(integer())},
-                       {"correct", boolean()},
-                       {"checks", integer()},
-                       {"max_abs_err", number_or_text()},
-                       {"max_rel_err", number_or_text()},
-                       {"mismatches", integer()},
-                       {"first_mismatch", or_null(first_mismatch)},
-                       {"time", or_null(ref("TimeStats"))},
-                       {"roofline", or_null(roofline)},
-                       {"vs_incumbent", or_null(number())},
-                       {"vs_baseline", or_null(number())},
-                       {"comparison", or_null(ref("Comparison"))},
-                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})}},
-                      {"reference", "feedback"});  // verdicts stored before issue 19 have no feedback
-  return obj({{"schema", {{"const", "kwb.verdict.v1"}}},
-              {"candidate", str()},
-              {"op", str()},
-              {"spec_version", integer()},
-              {"variant", str()},
-              {"backend", str()},
-              {"status", str_enum(core::verdict_statuses())},
-              {"reason", str()},
-              {"device", str()},
-              {"toolchain", str()},
-              {"diagnostics", arr(diagnostic)},
-              {"workloads", arr(workload)},
-              {"compiler_facts", arr({{"type", "object"}, {"description", "cuda forms, per config: kernels[] with registers, spills, shared memory, occupancy[], instructions (PTX), sass (SASS mix), runner; sass_sha256/sass_tool/sass_note (docs/verdict.md \"Compiler facts\")"}})},
-              {"profile", or_null(obj({{"status", str_enum({"no_device", "not_applicable", "skipped", "unavailable"})},
-                                       {"reason", str()}}))},
-              {"summary", ref("VerdictSummary")}},
-             {"compiler_facts", "profile"});  // verdicts stored before issue 19 have neither
-}
-
-json candidate_schema() {
-  json decision = obj({{"decision", str_enum({"promoted", "rejected"})},
-                       {"reason", str()},
-                       {"commit", or_null(str())},
-                       {"decided_at", str()}});
-  json ci = obj({{"outcome", {{"type", "string"}, {"description", "promoted, regressed, no_longer_wins, conflict, refused or error"}}},
-                 {"reason", str()},
-                 {"commit", or_null(str())},
-                 {"at", str()}});
-  // The decision part (docs/library.md "Verdict first, decision second"); its fields once done
-  // (GET /v1/candidates/{id} only; they are in the verdict too).
-  json comparison = obj({{"state", str_enum({"none", "pending", "done"})},
-                         {"promotable", boolean()},
-                         {"reason", str()},
-                         {"note", str()},
-                         {"incumbent", or_null(incumbent_ref_schema())},
-                         {"decision", or_null(decision_schema())},
-                         {"geomean_vs_incumbent", or_null(number_or_text())},
-                         {"beats_incumbent", or_null(boolean())},
-                         {"ms", or_null(number())},
-                         {"failure", or_null(obj({{"status", str()}, {"reason", str()}}))},
-                         {"workloads", arr({{"type", "object"}})}},
-                        {"promotable", "reason", "note", "incumbent", "decision", "geomean_vs_incumbent",
-                         "beats_incumbent", "ms", "failure", "workloads"});
-  comparison["description"] = "the comparison with the incumbent, which follows the verdict: none (none applies), "
-                              "pending (running), done";
-  return obj({{"id", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
-              {"op", str()},
-              {"variant", {{"type", "string"}, {"description", "as requested; \"\" when inferred (the verdict has the resolved one)"}}},
-              {"backend", str_enum(core::backend_names())},
-              {"state", str_enum(core::candidate_states())},
-              {"status", or_null(str_enum(core::verdict_statuses()))},
-              {"source_name", str()},
-              {"source_sha256", str()},
-              {"flags", arr(str())},
-              {"bench", {{"type", "array"}, {"items", str()}, {"description", "the bench workloads it was timed on; [] = all"}}},
-              {"device_class", {{"type", json::array({"string", "null"})},
-                                {"description", "the device class asked for; on the Slurm executor, else the class of "
-                                                "the node that evaluated it; null: none asked (local)"}}},
-              {"profile", {{"type", "boolean"}, {"description", "submitted with \"profile\": true (verdict.profile)"}}},
-              {"note", str()},
-              {"parent", or_null(str())},
-              {"attempts", integer()},
-              {"cancel_requested", boolean()},
-              {"mine", {{"type", "boolean"}, {"description", "submitted by the calling token (its owner may cancel it)"}}},
-              {"created_at", str()},
-              {"updated_at", str()},
-              {"finished_at", or_null(str())},
-              {"links", links()},
-              {"verdict", or_null(ref("Verdict"))},
-              {"comparison", comparison},
-              {"decision", {{"description", "GET /v1/candidates/{id} only: a reviewer's or CI's decision"},
-                            {"anyOf", json::array({decision, type("null")})}}},
-              {"ci", {{"description", "GET /v1/candidates/{id} only: the last kwb ci promote outcome"},
-                      {"anyOf", json::array({ci, type("null")})}}}},
-             {"verdict", "decision", "ci"});
 }
 
 json event_schema() {
@@ -344,7 +170,13 @@ json openapi_schemas() {
                      {"device_class", or_null(str())}, {"partition", str()}, {"node", str()}, {"reported_at", str()}},
                     {"device_class", "partition", "node", "reported_at"});
   json gpu = obj({{"lane", str()}, {"ordinal", integer()}, {"pci_bus_id", str()}, {"uuid", str()}, {"name", str()},
-                  {"device_class", {{"type", "string"}, {"description", "the calibration id its class shares"}}},
+                  {"device_id", {{"type", "string"},
+                                 {"description", "the id of its calibration in devices[] (shared by its lanes); \"\" "
+                                                 "for a GPU that failed before it was identified"}}},
+                  {"device_class", {{"type", "string"},
+                                    {"deprecated", true},
+                                    {"description", "deprecated: the same value as device_id (read device_id; a "
+                                                    "device class is device_classes[].device_class, e.g. cuda-sm_90)"}}},
                   {"status", str_enum({"ready", "unusable", "unused"})},
                   {"reason", or_null(str())},
                   {"candidate", {{"type", json::array({"string", "null"})}, {"description", "on the GPU now (the first of candidates)"}}},
@@ -372,7 +204,7 @@ json openapi_schemas() {
                        {"incumbent_ns", or_null(number())}, {"vs_incumbent", or_null(number())},
                        {"samples", integer()}, {"stderr_pct", number()}, {"comparison", ref("Comparison")}},
                       {"comparison"});
-  return {
+  json out = {
       {"Error", error_schema()},
       {"Submit", submit_schema()},
       {"AddSpec", add_spec_schema()},
@@ -400,11 +232,6 @@ json openapi_schemas() {
                         {"commit", "replaces"})},
       {"Rules", obj({{"rules", arr(obj({{"id", str()}, {"severity", str()}, {"summary", str()}}))}, {"version", str()}})},
       {"SubmitReply", obj({{"id", str()}, {"state", str()}, {"links", links()}})},
-      {"Verdict", verdict_schema()},
-      {"VerdictSummary", verdict_summary_schema()},
-      {"TimeStats", time_stats_schema()},
-      {"Comparison", comparison_schema()},
-      {"Candidate", candidate_schema()},
       {"CandidateList", obj({{"items", arr(ref("Candidate"))}, {"next", or_null(str())}})},
       {"Event", event_schema()},
       {"EventPage", obj({{"after", integer()}, {"done", boolean()}, {"events", arr(ref("Event"))}})},
@@ -457,6 +284,8 @@ json openapi_schemas() {
       {"TokenList", obj({{"tokens", arr(token)}})},
       {"TokenRevoked", obj({{"id", integer()}, {"name", str()}, {"role", str()}, {"revoked", boolean()}, {"detail", str()}})},
   };
+  out.update(candidate_schemas());  // Candidate, Verdict and its parts, Lineage, Attempts
+  return out;
 }
 
 }  // namespace kwb::api

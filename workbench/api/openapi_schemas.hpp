@@ -6,4 +6,7 @@
 
 namespace kwb::api {
 nlohmann::json openapi_schemas();
+// The candidate's part of them (api/openapi_candidate_schemas.cpp): Candidate, Verdict and its
+// parts, the attempts (Lineage, Attempts).
+nlohmann::json candidate_schemas();
 }

@@ -130,6 +130,25 @@ std::variant<RequestHead, Refusal> parse_request_head(std::string_view block, co
   return h;
 }
 
+std::optional<uint64_t> announced_body_bytes(std::string_view block) {
+  std::optional<uint64_t> found;
+  size_t pos = block.find("\r\n");
+  while (pos != std::string_view::npos && pos + 2 < block.size()) {
+    pos += 2;
+    size_t end = block.find("\r\n", pos);
+    std::string_view hl = block.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end;
+    size_t colon = hl.find(':');
+    if (colon == std::string_view::npos || !iequals(hl.substr(0, colon), "Content-Length")) continue;
+    std::string_view value = trim(hl.substr(colon + 1));
+    if (value.empty() || value.size() > 19 || !std::all_of(value.begin(), value.end(), ::isdigit)) return std::nullopt;
+    uint64_t n = std::stoull(std::string(value));
+    if (found && *found != n) return std::nullopt;  // two different lengths: none can be trusted
+    found = n;
+  }
+  return found;
+}
+
 ChunkedScanner::State ChunkedScanner::scan(std::string_view body) {
   constexpr size_t k_max_size_line = 1024;
   while (true) {

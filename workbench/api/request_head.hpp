@@ -39,6 +39,10 @@ std::optional<size_t> find_head_end(std::string_view buf, size_t from = 0);
 // Parses and checks a complete header block (as found by find_head_end).
 std::variant<RequestHead, Refusal> parse_request_head(std::string_view block, const HeadLimits& limits);
 
+// The body a header block announces with one plain decimal Content-Length, whatever else is
+// wrong with it (a refused request's body still comes: the gate discards it after its answer).
+std::optional<uint64_t> announced_body_bytes(std::string_view block);
+
 // Finds the end of a chunked body fed in pieces, without decoding it (the HTTP library decodes).
 class ChunkedScanner {
  public:

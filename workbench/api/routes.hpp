@@ -12,6 +12,7 @@ void add_artifact_routes(Router& svr, ApiContext& ctx);    // GET .../artifacts/
 void add_event_routes(Router& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(Router& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
 void add_retime_routes(Router& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime
+void add_lineage_routes(Router& svr, ApiContext& ctx);     // GET /v1/candidates/{id}/lineage, /v1/attempts
 class HttpDispatcher;
 // POST/GET/DELETE /mcp (docs/mcp.md); its tools call the REST routes in-process through `dispatcher`.
 void add_mcp_routes(Router& svr, ApiContext& ctx);

@@ -44,6 +44,9 @@ nlohmann::json storage_health(const ApiContext& ctx, const exec::PipelineStats& 
 nlohmann::json gpus_now(const ApiContext& ctx, const exec::PipelineStats& st) {
   nlohmann::json out = nlohmann::json::array();
   for (auto g : ctx.gpus) {
+    // device_class was this field's name before it was device_id (docs/api.md "GET /v1/devices"):
+    // still sent, deprecated, for clients that read it.
+    g["device_class"] = g.value("device_id", std::string());
     g["candidate"] = nullptr;
     g["candidates"] = nlohmann::json::array();
     g["finished"] = 0;

@@ -90,6 +90,7 @@ Server::Server(ApiContext& ctx, const std::function<void(httplib::Server&)>& ext
   add_event_routes(router, ctx);
   add_library_routes(router, ctx);
   add_retime_routes(router, ctx);
+  add_lineage_routes(router, ctx);
   add_mcp_routes(router, ctx);
   m_routes = router.routes();
   m_route_table = router.table();  // in-process requests (MCP tools) dispatch through it

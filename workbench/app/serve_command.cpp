@@ -231,7 +231,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   ctx.spec_intake = &spec_intake;
   for (const auto& g : cuda.gpus)
     ctx.gpus.push_back({{"lane", g.key}, {"ordinal", g.ordinal}, {"pci_bus_id", g.pci_bus_id}, {"uuid", g.uuid},
-                        {"name", g.name}, {"device_class", g.id},
+                        {"name", g.name}, {"device_id", g.id},
                         {"status", !g.present ? "unusable" : g.id == cuda.device.id ? "ready" : "unused"},
                         {"reason", g.present ? nlohmann::json(nullptr) : nlohmann::json(g.reason)}});
   ctx.limits.heartbeat = std::chrono::milliseconds(a.heartbeat_ms);

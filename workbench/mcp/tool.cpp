@@ -7,6 +7,7 @@ const std::vector<Tool>& all_tools() {
     std::vector<Tool> t;
     add_read_tools(t);
     add_candidate_tools(t);
+    add_attempt_tools(t);
     add_review_tools(t);
     return t;
   }();

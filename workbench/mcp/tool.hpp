@@ -85,5 +85,6 @@ ToolResult candidate_answer(const json& candidate);  // the CallToolResult: cont
 void add_read_tools(std::vector<Tool>& out);
 void add_candidate_tools(std::vector<Tool>& out);
 void add_review_tools(std::vector<Tool>& out);
+void add_attempt_tools(std::vector<Tool>& out);  // list_attempts, get_lineage
 
 }  // namespace kwb::mcp

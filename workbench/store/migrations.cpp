@@ -229,6 +229,13 @@ ALTER TABLE candidates ADD COLUMN comparison TEXT;
 ALTER TABLE candidates ADD COLUMN comparison_attempts INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX candidates_comparison_pending ON candidates(seq) WHERE comparison_state = 'pending';
 )sql",
+    // 12 -> 13: the attempts an agent made (docs/api.md "Lineage"; store/lineage_query.hpp): a
+    // candidate's children through their parent link, and one token's candidates of one op,
+    // newest first, each found through an index instead of a scan of every candidate.
+    R"sql(
+CREATE INDEX candidates_parent ON candidates(parent) WHERE parent IS NOT NULL;
+CREATE INDEX candidates_token_op ON candidates(coalesce(token_id, 0), op, seq);
+)sql",
 };
 }  // namespace
 

@@ -105,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state")
     p.add_argument("--status")
     p.add_argument("--limit", type=int, default=50)
+    p = sub.add_parser("lineage", help="GET /v1/candidates/ID/lineage: the tree of attempts it belongs to")
+    p.add_argument("id")
+    p.add_argument("--limit", type=int)
+    p = sub.add_parser("attempts", help="GET /v1/attempts?op=OP: this token's attempts for OP, as a forest")
+    p.add_argument("op")
+    p.add_argument("--limit", type=int)
     p = sub.add_parser("cancel", help="POST /v1/candidates/ID/cancel")
     p.add_argument("id")
     p = sub.add_parser("profile", help="POST /v1/candidates/ID/profile: a profile pass as a new candidate (prints it)")
@@ -166,6 +172,7 @@ def _run(wb: Client, a: argparse.Namespace) -> int:
         "specs": lambda: wb.spec(a.op) if a.op else wb.specs(),
         "spec-add": lambda: wb.add_spec_dir(a.folder),
         "list": lambda: wb.candidates(op=a.op, state=a.state, status=a.status, limit=a.limit),
+        "lineage": lambda: wb.lineage(a.id, a.limit), "attempts": lambda: wb.attempts(a.op, a.limit),
         "cancel": lambda: wb.cancel(a.id), "profile": lambda: wb.profile(a.id), "promote": lambda: wb.promote(a.id),
         "reject": lambda: wb.reject(a.id, a.reason), "leaderboard": lambda: wb.leaderboard(a.op, a.limit),
         "library": lambda: wb.library(a.op), "retime": lambda: wb.retime(a.op, a.backend),

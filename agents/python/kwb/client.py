@@ -21,9 +21,9 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from . import sse
 from .errors import CandidateCancelled, TransportError, WaitTimeout
 from .transport import Transport
-from .types import (AnalysisRules, CancelResult, ProfileQueued, Candidate, CandidateComparison, CandidatePage, CreatedToken, Device, DeviceClass, Diff, Event,
-                    EventsPage, Health, Leaderboard, Library, Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec,
-                    SpecAdded, Submission, TokenInfo, Verdict)
+from .types import (AnalysisRules, Attempts, CancelResult, ProfileQueued, Candidate, CandidateComparison, CandidatePage,
+                    CreatedToken, Device, DeviceClass, Diff, Event, EventsPage, Gpu, Health, Leaderboard, Library, Lineage,
+                    Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec, SpecAdded, Submission, TokenInfo, Verdict)
 
 DEFAULT_SERVER = "http://127.0.0.1:8470"
 TERMINAL_STATES = ("done", "cancelled")
@@ -104,6 +104,11 @@ class Client:
         """``GET /v1/devices``' ``device_classes``: what ``submit(device_class=...)`` may name
         (the local machine's classes, or the Slurm fleet's with their partitions)."""
         return cast(List[DeviceClass], self._get("/v1/devices")["device_classes"])
+
+    def gpus(self) -> List[Gpu]:
+        """``GET /v1/devices``' ``gpus``: this host's GPUs, one timing lane each, with the
+        ``device_id`` of their calibration (a ``devices()`` entry's ``id``)."""
+        return cast(List[Gpu], self._get("/v1/devices")["gpus"])
 
     def whoami(self) -> Dict[str, Any]:
         """``GET /v1/whoami``: this token's ``name``, ``role`` and ``token_id``, and ``auth``."""
@@ -204,6 +209,18 @@ class Client:
             if not nxt or "before=" not in nxt:
                 return
             before = int(nxt.split("before=", 1)[1].split("&", 1)[0])
+
+    def lineage(self, candidate_id: str, limit: Optional[int] = None) -> Lineage:
+        """``GET /v1/candidates/{id}/lineage``: the tree of attempts the candidate belongs to (its
+        root, up the ``parent`` links, and every descendant), each node with its note, state,
+        status, reason's first line, speed against the incumbent and ``promotable``; ``best`` and
+        ``latest`` name the verified best and the newest (docs/api.md "Lineage")."""
+        return cast(Lineage, self._get(f"/v1/candidates/{_path_id(candidate_id)}/lineage", {"limit": limit}))
+
+    def attempts(self, op: str, limit: Optional[int] = None) -> Attempts:
+        """``GET /v1/attempts?op=``: this token's attempts for ``op`` as a forest through their
+        ``parent`` links, with the same fields as :meth:`lineage` (the newest ``limit``, default 100)."""
+        return cast(Attempts, self._get("/v1/attempts", {"op": op, "limit": limit}))
 
     def cancel(self, candidate_id: str) -> CancelResult:
         """``POST /v1/candidates/{id}/cancel``: at once when queued, else after the current stage."""

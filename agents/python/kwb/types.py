@@ -228,6 +228,51 @@ class CandidatePage(TypedDict):
     next: Optional[str]
 
 
+class AttemptNode(TypedDict):
+    """One attempt of a tree (``lineage``, ``attempts``): its fields, whether it is the verified
+    best or the latest, and its children (the attempts whose parent it is), oldest first."""
+    id: str
+    parent: Optional[str]  # as submitted; a node whose parent is not in the answer is a root
+    op: str
+    backend: str
+    created_at: str
+    note: str
+    state: str
+    status: Optional[str]
+    reason: str  # the first line of the verdict's reason ("" until done)
+    geomean_vs_incumbent: Optional[float]  # > 1: faster than the incumbent; None: not compared
+    comparison: str  # none | pending | done
+    promotable: Optional[bool]
+    best: bool
+    latest: bool
+    children: List["AttemptNode"]
+
+
+class Lineage(TypedDict):
+    """``GET /v1/candidates/{id}/lineage``: the tree of attempts ``id`` belongs to (docs/api.md
+    "Lineage"); ``best`` and ``latest`` name those nodes; ``truncated``: only the newest ``limit``."""
+    id: str
+    count: int
+    total: int
+    limit: int
+    truncated: bool
+    best: Optional[str]
+    latest: Optional[str]
+    roots: List[AttemptNode]
+
+
+class Attempts(TypedDict):
+    """``GET /v1/attempts?op=``: the calling token's attempts for an op, as a forest."""
+    op: str
+    count: int
+    total: int
+    limit: int
+    truncated: bool
+    best: Optional[str]
+    latest: Optional[str]
+    roots: List[AttemptNode]
+
+
 class Event(TypedDict):
     """One progress event: ``kind`` state | stage | verdict, ``data`` as in docs/api.md."""
     id: int
@@ -537,6 +582,22 @@ class Device(TypedDict, total=False):
     partition: str  # slurm: the partition its job ran in
     node: str       # slurm: the node that reported it
     reported_at: str  # slurm: when a worker reported it last
+
+
+class Gpu(TypedDict, total=False):
+    """One of the daemon host's GPUs (``GET /v1/devices``' ``gpus``), one timing lane each."""
+    lane: str
+    ordinal: int
+    pci_bus_id: str
+    uuid: str
+    name: str
+    device_id: str  # the id of its calibration in devices() (the Device's ``id``)
+    device_class: str  # deprecated: the same value as device_id (a class is DeviceClass.device_class)
+    status: str  # ready | unusable | unused
+    reason: Optional[str]
+    candidate: Optional[str]
+    candidates: List[str]
+    finished: int
 
 
 class DeviceClass(TypedDict):

@@ -240,6 +240,35 @@ TEST(ConnectionGate, BodiesOverTheLimitGet413DeclaredOrChunked) {
   EXPECT_TRUE(gate.served().empty());
 }
 
+// A client that writes its whole body before it reads (Python's http.client, so urllib and the
+// SDK) gets the refusal, not a reset: the gate reads the rest of an announced body past the limit
+// and past what it drains of a body of unknown length, then closes cleanly.
+TEST(ConnectionGate, AClientThatSendsItsWholeAnnouncedBodyFirstReadsTheRefusal) {
+  const size_t body = size_t(16) << 20;  // 4 times what is drained of a body of unknown length
+  auto no_token = [](const RequestHead& head, const std::string&) -> std::optional<Refusal> {
+    if (head.authorization.empty()) return Refusal{401, "unauthorized", "no token", {}};
+    return std::nullopt;
+  };
+  // 413: the head announces more than the limit; 401: the preflight refuses before the body.
+  for (size_t limit : {size_t(1024), size_t(64) << 20}) {
+    GateLimits limits;
+    limits.head.max_body_bytes = limit;
+    Gate gate(limits, no_token);
+    int fd = connect_from("127.0.0.1", gate.port());
+    ASSERT_GE(fd, 0);
+    const std::string auth = limit == 1024 ? "Authorization: Bearer x\r\n" : "";
+    ASSERT_TRUE(write_all(fd, "POST /submit HTTP/1.1\r\nHost: t\r\n" + auth + "Content-Length: " + std::to_string(body) +
+                                  "\r\n\r\n" + std::string(body, 'x')))
+        << "the gate stopped reading before the end of the announced body";
+    RawResponse r = read_response(fd, 10s);
+    EXPECT_EQ(r.status, limit == 1024 ? 413 : 401) << r.head;
+    EXPECT_EQ(r.header("Connection"), "close");
+    EXPECT_TRUE(closed_silently(fd, 10s)) << "closed once the body was read";
+    ::close(fd);
+    EXPECT_TRUE(gate.served().empty());
+  }
+}
+
 TEST(ConnectionGate, APreflightRefusalComesBeforeAnyBodyIsRead) {
   std::mutex m;
   std::vector<std::string> asked;  // "<path> from <ip>"

@@ -74,6 +74,16 @@ TEST(RequestHead, RefusesAmbiguousOrOversizedFraming) {
   EXPECT_EQ(status_of(parse("GET / HTTP/2\r\n\r\n")), 505);
 }
 
+// What a refused head still announces: the gate reads that much more before it closes.
+TEST(RequestHead, TheAnnouncedBodyOfARefusedHeadIsKnown) {
+  EXPECT_EQ(announced_body_bytes("POST /x HTTP/1.1\r\nHost: t\r\ncontent-length:  67108864 \r\n\r\n"), 67108864u);
+  EXPECT_EQ(announced_body_bytes("POST /x HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n"), 5u);
+  EXPECT_FALSE(announced_body_bytes("POST /x HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"));
+  EXPECT_FALSE(announced_body_bytes("POST /x HTTP/1.1\r\nContent-Length: -1\r\n\r\n"));
+  EXPECT_FALSE(announced_body_bytes("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  EXPECT_FALSE(announced_body_bytes("GET /x HTTP/1.1\r\n\r\n"));
+}
+
 TEST(ChunkedScanner, FindsTheEndInPiecesAndRefusesJunk) {
   std::string body = "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\nNEXT";
   ChunkedScanner s;

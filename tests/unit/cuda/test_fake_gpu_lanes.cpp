@@ -175,7 +175,8 @@ TEST_P(FakeGpuLanesN, EachCandidateIsTimedOnOneGpuAndNoGpuTimesTwoAtOnce) {
   ASSERT_EQ(devices["gpus"].size(), size_t(gpus)) << devices.dump();
   for (const auto& g : devices["gpus"]) {
     EXPECT_EQ(g["status"], "ready") << g.dump();
-    EXPECT_EQ(g["device_class"], devices["gpus"][0]["device_class"]) << "one model, one class";
+    EXPECT_EQ(g["device_id"], devices["gpus"][0]["device_id"]) << "one model, one calibration";
+    EXPECT_EQ(g["device_class"], g["device_id"]) << "the deprecated name, kept for older clients";
   }
   auto health = body_of(c.Get("/v1/health"));
   EXPECT_EQ(health["status"], "ok") << health.dump();

@@ -1,11 +1,13 @@
 // A candidate: live stage progress (the SSE stream), the verdict per workload with its noise
 // and the comparison with the incumbent, the roofline plot, diagnostics at their source lines,
-// the side-by-side diff against the incumbent, compiler facts, and the review buttons.
+// the side-by-side diff against the incumbent, compiler facts, the review buttons, and the tree of
+// attempts it belongs to (view_lineage.js).
 import { get, text, post, events } from './api.js';
 import { h, clear, ns, num, ratio, params, when } from './dom.js';
 import { roofline } from './plot.js';
 import { sideBySide, fileNames } from './diff.js';
 import { highlightLine, highlightLines } from './highlight.js';
+import { lineageSection } from './view_lineage.js';
 
 const STAGES = ['analyze', 'compile', 'validate', 'benchmark', 'decide'];
 const TERMINAL = new Set(['done', 'cancelled']);
@@ -206,10 +208,11 @@ export async function candidateView(view, id, session) {
       ` · submitted ${when(cand.created_at)}`, cand.note ? ` · ${cand.note}` : ''));
   };
   const drawAll = async () => {
-    const cand = await get(`/v1/candidates/${id}`);
+    const [cand, lineage] = await Promise.all([get(`/v1/candidates/${id}`),
+      get(`/v1/candidates/${id}/lineage`).catch((e) => ({ error: e }))]);
     drawHeader(cand);
     if (cand.state !== 'done' || !cand.verdict) {
-      clear(body).append(reviewSection(cand, session, drawAll));
+      clear(body).append(reviewSection(cand, session, drawAll), lineageSection(lineage, id));
       return cand;
     }
     const v = cand.verdict;
@@ -221,7 +224,7 @@ export async function candidateView(view, id, session) {
         'Comparison with the incumbent running: the decision follows.') : null;
     const parts = [pending, verdictTable(v), rooflineSection(v), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
-      factsSection(v), reviewSection(cand, session, drawAll)];
+      factsSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
     clear(body).append(...parts.filter(Boolean));
     return cand;
   };
