@@ -29,7 +29,6 @@ set_source_files_properties(
   app/spec_add_command.cpp        # usage()
   app/status_command.cpp          # text()
   spec/shape_draw.cpp             # where_of()
-  analysis/check_launcher.cpp     # table(), Why
   library/spec_intake.cpp         # Code
   build/nvcc_toolchain.cpp        # k_max_object_bytes
   build/nvrtc_cache.cpp           # k_salt
