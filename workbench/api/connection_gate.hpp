@@ -11,7 +11,7 @@
 // A refusal (401, 408, 413, 429, 431, 503, 507, ...) is answered with a JSON error and
 // Connection: close, then the connection is closed after reading and discarding what the client
 // still sends (the rest of an announced body, else a lingering close; bounded in bytes and time:
-// connection_gate.cpp), so that the client reads the answer rather than a reset, also one that
+// connection_gate_refusal.cpp), so that the client reads the answer rather than a reset, also one that
 // writes its whole body before reading (Python's http.client).
 #include <atomic>
 #include <chrono>
@@ -93,12 +93,13 @@ class ConnectionGate {
   // body_left: what is still to come of a body whose head was refused; by default the rest of
   // the current request's announced body.
   void reply(Conn& c, const Refusal& r, std::optional<uint64_t> body_left = std::nullopt);
+  void discard_some(Conn& c);  // Phase::drain: reads and drops what the client still sends
   void close_conn(Conn& c);
   void watch(Conn& c, bool on);
   void sweep();
   void drain_returned();
   void consume(Conn& c);          // the answered request's bytes and state
-  bool next_on_worker(Conn& c);  // see connection_gate.cpp
+  bool next_on_worker(Conn& c);  // see connection_gate_workers.cpp
   void give_back(Conn* c, Outcome o, Refusal r = {});
   size_t busy_count() const;
 
