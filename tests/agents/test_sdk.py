@@ -451,7 +451,7 @@ class AgentSdk(unittest.TestCase):
 
 class AgentSdkPackage(unittest.TestCase):
     def test_sources_are_python_3_9(self) -> None:
-        files = sorted((SDK_DIR / "kwb").glob("*.py")) + sorted((SOURCE_DIR / "agents" / "examples").glob("*.py"))
+        files = sorted((SDK_DIR / "kwb").rglob("*.py")) + sorted((SOURCE_DIR / "agents" / "examples").glob("*.py"))
         self.assertTrue(files)
         for f in files:
             with self.subTest(file=f.name):
