@@ -12,6 +12,7 @@
 
 #include "analysis/engine.hpp"
 #include "analysis/worker_pool.hpp"
+#include "core/backend.hpp"
 #include "util/hash.hpp"
 #include "util/clock.hpp"
 
@@ -130,7 +131,7 @@ std::string format_finding(const core::Diagnostic& d) {
 Report analyze(const Request& req) {
   auto start = std::chrono::steady_clock::now();
   Report r;
-  if (req.backend != "cpu" && req.backend != "cuda" && req.backend != "cuda-launcher") {
+  if (!core::parse_backend(req.backend)) {
     r.unavailable_reason = "no static analysis for backend '" + req.backend + "'";
     return r;
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analysis/checks.hpp"
+#include "core/backend.hpp"
 
 namespace kwb::analysis {
 
@@ -89,7 +90,7 @@ class PreprocessorCheck {
       }
       // cuda-launcher sources are parsed on the host side, where __CUDA_ARCH__ is undefined: code
       // behind it (nvcc's device pass) would never be seen by the analysis.
-      if (t.kind == CXToken_Identifier && m_ctx.req.backend == "cuda-launcher" && t.text.starts_with("__CUDA_ARCH")) {
+      if (t.kind == CXToken_Identifier && core::is_backend(m_ctx.req.backend, core::Backend::cuda_launcher) && t.text.starts_with("__CUDA_ARCH")) {
         if (seen.insert({t.text, t.line}).second)
           m_ctx.out.add("preprocessor", "error", at,
                         fmt::format("'{}' in a cuda-launcher source: the analysis parses the host side, where it is "

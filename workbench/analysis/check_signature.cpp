@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/checks.hpp"
+#include "core/backend.hpp"
 #include "spec/prototype.hpp"
 #include "util/similar.hpp"
 
@@ -34,7 +35,8 @@ class SignatureCheck {
 
   void run() {
     const auto& req = m_ctx.req;
-    if (req.backend == "cuda" && (!req.kernel_names.empty() || !req.launches.empty())) {
+    const bool kernels = core::is_backend(req.backend, core::Backend::cuda);
+    if (kernels && (!req.kernel_names.empty() || !req.launches.empty())) {
       std::set<std::string> seen;
       for (const auto& launch : req.launches) {
         bool first = seen.insert(launch.kernel).second;
@@ -45,7 +47,7 @@ class SignatureCheck {
         if (seen.insert(name).second) check_kernel_exists(name, true);
       return;
     }
-    check_entry(req.variant.entry, req.backend == "cuda");
+    check_entry(req.variant.entry, kernels);
   }
 
  private:

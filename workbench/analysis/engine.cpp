@@ -15,6 +15,7 @@
 #include "analysis/checks.hpp"
 #include "analysis/clang_env.hpp"
 #include "analysis/libclang.hpp"
+#include "core/backend.hpp"
 #include "util/clock.hpp"
 
 namespace kwb::analysis::detail {
@@ -77,9 +78,13 @@ std::shared_ptr<Engine> engine(const EngineConfig& config) {
 }
 
 std::optional<Mode> mode_of(const std::string& backend) {
-  if (backend == "cpu") return Mode::cpu;
-  if (backend == "cuda") return Mode::cuda_device;
-  if (backend == "cuda-launcher") return Mode::cuda_host;
+  auto form = core::parse_backend(backend);
+  if (!form) return std::nullopt;
+  switch (*form) {
+    case core::Backend::cpu: return Mode::cpu;
+    case core::Backend::cuda: return Mode::cuda_device;
+    case core::Backend::cuda_launcher: return Mode::cuda_host;
+  }
   return std::nullopt;
 }
 
@@ -164,7 +169,7 @@ void run(Engine& eng, Mode mode, const Request& req, Report& r) {
     check_globals(ctx);
     check_preprocessor(ctx);
     check_precision(ctx);
-    if (req.backend == "cuda-launcher") check_launcher_streams(ctx);
+    if (mode == Mode::cuda_host) check_launcher_streams(ctx);
     r.available = true;
     r.findings = findings.take();
     std::stable_sort(r.findings.begin(), r.findings.end(), [](const core::Diagnostic& a, const core::Diagnostic& b) {

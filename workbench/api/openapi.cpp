@@ -173,7 +173,7 @@ const std::vector<RouteDoc>& table() {
          "speedup: best geomean against the incumbent first; newest: latest first"},
         {"decision", "query", {{"type", "string"}, {"enum", {"pending", "promoted", "rejected"}}},
          "only candidates with this review decision (pending: none yet)"},
-        {"backend", "query", {{"type", "string"}, {"enum", {"cpu", "cuda", "cuda-launcher"}}},
+        {"backend", "query", {{"type", "string"}, {"enum", core::backend_names()}},
          "only this backend (on one daemon, one device class per backend)"}},
        "", false,
        {{200, "OK", "Leaderboard", ""}, {400, "bad_parameter", "Error", ""}, {404, "not_found: no spec for this op", "Error", ""},

@@ -6,6 +6,7 @@
 #include "api/openapi_schemas.hpp"
 #include "api/schema_parts.hpp"
 #include "core/filters.hpp"
+#include "core/timing_names.hpp"
 
 namespace kwb::api {
 
@@ -27,7 +28,7 @@ json time_stats_schema() {
 }
 
 json comparison_schema() {
-  return obj({{"label", str_enum({"faster", "slower", "same", "undecided"})},
+  return obj({{"label", str_enum(core::comparison_label_names())},
               {"ratio", {{"type", "number"}, {"description", "incumbent time / candidate time (> 1: faster)"}}},
               {"low", number()}, {"high", number()},
               {"confidence", {{"type", "number"}, {"description", "of the [low, high] interval"}}},

@@ -6,6 +6,7 @@
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
 #include "build/disassembler.hpp"
+#include "core/backend.hpp"
 
 namespace kwb::api {
 
@@ -32,7 +33,7 @@ void artifact(const httplib::Request& req, httplib::Response& res, ApiContext& c
   if (!rec) return send_failure(res, rec.error());
   if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
   const auto& r = **rec;
-  if (r.backend != "cuda")
+  if (!core::is_backend(r.backend, core::Backend::cuda))
     return send_error(res, 404, "no_artifact",
                       "candidate " + id + " is a " + r.backend + " candidate; only cuda-form candidates keep PTX and "
                       "cubin artifacts");

@@ -3,6 +3,7 @@
 #include "api/body_fields.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
+#include "core/filters.hpp"
 #include "library/curator.hpp"
 
 namespace kwb::api {
@@ -74,7 +75,7 @@ void leaderboard(const httplib::Request& req, httplib::Response& res, ApiContext
   bool refused = false;
   auto sort = query_choice(req, res, "sort", {"speedup", "newest"}, refused);
   auto decision = refused ? std::nullopt : query_choice(req, res, "decision", {"pending", "promoted", "rejected"}, refused);
-  auto backend = refused ? std::nullopt : query_choice(req, res, "backend", {"cpu", "cuda", "cuda-launcher"}, refused);
+  auto backend = refused ? std::nullopt : query_choice(req, res, "backend", core::backend_names(), refused);
   if (refused) return;
   store::LeaderboardQuery q;
   q.backend = backend;

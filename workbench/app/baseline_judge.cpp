@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
+#include "core/timing_names.hpp"
+
 namespace kwb::app {
 
 namespace {
@@ -16,8 +19,9 @@ namespace {
 // kernel, both measured (launch_overhead_ns), so neither side is charged for the other's clock.
 // Returns the latency taken off (0 when the clocks agree).
 double clock_correction(const core::TimeStats& candidate, const core::TimeStats& baseline) {
-  const bool cupti = candidate.clock == "cupti_kernel" || candidate.clock == "mixed";
-  if (!cupti || baseline.clock != "cuda_event") return 0;
+  const auto by = core::parse_timing_clock(candidate.clock);
+  if (!by || !core::timed_by_cupti(*by) || core::parse_timing_clock(baseline.clock) != core::TimingClock::cuda_event)
+    return 0;
   double latency = baseline.launch_overhead_ns - candidate.launch_overhead_ns;
   return latency > 0 && latency < baseline.median_ns ? latency : 0;
 }
@@ -25,7 +29,7 @@ double clock_correction(const core::TimeStats& candidate, const core::TimeStats&
 }  // namespace
 
 void BaselineJudge::judge(core::Verdict& v, const BaselineMeasureFn& measure) {
-  if (v.status != core::Status::accepted || (v.backend != "cuda" && v.backend != "cuda-launcher")) return;
+  if (v.status != core::Status::accepted || !core::on_gpu(v.backend)) return;
   const core::Spec* spec = m_specs.find(v.op);
   if (!spec) return;
   const core::Baseline* baseline = nullptr;
@@ -56,7 +60,7 @@ void BaselineJudge::judge(core::Verdict& v, const BaselineMeasureFn& measure) {
   for (const auto& w : v.workloads)
     if (w.kind == "bench" && w.time && !m_times.contains(key + "/" + w.name)) missing.push_back(w.name);
   if (!missing.empty()) {
-    core::Candidate kernel{"baseline:" + baseline->name, v.op, v.variant, "cuda-launcher", baseline->source,
+    core::Candidate kernel{"baseline:" + baseline->name, v.op, v.variant, std::string(core::backend_name(core::Backend::cuda_launcher)), baseline->source,
                            baseline->file, baseline->flags, baseline->note};
     core::Verdict bv = measure(kernel, missing);
     if (bv.status != core::Status::accepted) {

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "core/backend.hpp"
 #include "core/filters.hpp"
 #include "app/judging.hpp"
 #include "app/library_support.hpp"
@@ -198,7 +199,7 @@ int run_ci_promote(const CiArgs& a, const util::Settings& settings) {
     auto v = core::verdict_from_json(rec.verdict);
     if (!v || !v->summary.beats_incumbent.value_or(false)) continue;
     if (!a.ops.empty() && std::find(a.ops.begin(), a.ops.end(), rec.op) == a.ops.end()) continue;
-    if (rec.backend == "cuda-launcher") {  // host code of its own: left for a reviewer (docs/library.md)
+    if (core::reviewer_only(rec.backend)) {  // host code of its own: left for a reviewer (docs/library.md)
       left_to_reviewer.push_back(rec.id);
       continue;
     }

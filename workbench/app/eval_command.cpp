@@ -45,9 +45,9 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   if (!std::filesystem::is_regular_file(a.source, ec)) return usage_error("no such file: " + a.source);
   auto source = util::read_file(a.source);
   if (!source) return usage_error(source.error().what());
-  std::string backend = !a.backend.empty() ? a.backend : core::infer_backend(a.source, *source);
-  if (backend != "cpu" && backend != "cuda" && backend != "cuda-launcher")
-    return usage_error("backend '" + backend + "' is not one of cpu, cuda, cuda-launcher");
+  const auto form = !a.backend.empty() ? core::parse_backend(a.backend) : core::infer_backend(a.source, *source);
+  if (!form) return usage_error("backend '" + a.backend + "' is not one of " + core::backend_list());
+  const std::string backend(core::backend_name(*form));
   auto catalog = load_catalog(settings);
   if (!catalog) return usage_error(catalog.error().what());
   const core::Spec* spec = catalog->find(a.op);
@@ -96,7 +96,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   core::Verdict verdict;
   std::optional<CudaBackend> gpu;  // for the baselines
   std::unique_ptr<eval::Evaluation> evaluation;  // kept open for --compare's interleaved timing
-  if (backend == "cuda" || backend == "cuda-launcher") {
+  if (core::on_gpu(*form)) {
     // The GPU helpers live beside kwb-runner (and kwb).
     auto helpers = opt.runner.parent_path();
     eval::CudaOptions cuda;

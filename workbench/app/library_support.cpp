@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/backend.hpp"
 #include "eval/cpu_evaluation.hpp"
 #include "eval/cuda_device.hpp"
 #include "eval/reference_host.hpp"
@@ -143,10 +144,11 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
       return util::fail("op", "unknown op '" + rec.op + "'" +
                                   (rec.spec_version > 0 ? " at spec version " + std::to_string(rec.spec_version) : ""));
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
-    if (rec.backend == "cpu")
+    const auto form = core::parse_backend(rec.backend);
+    if (form == core::Backend::cpu)
       return std::unique_ptr<eval::Evaluation>(
           new eval::CpuEvaluation(*spec, references, std::move(cand), opt, cpu, std::move(progress)));
-    if (rec.backend == "cuda" || rec.backend == "cuda-launcher") {
+    if (form && core::on_gpu(*form)) {
       auto e = eval::make_cuda_evaluation(*spec, references, std::move(cand), opt, cuda.options, cuda.device,
                                           std::move(progress));
       if (cuda.sessions && cuda.device.present && !cuda.device.any_of_class)

@@ -27,6 +27,8 @@
 #include "app/library_support.hpp"
 #include "app/serve_support.hpp"
 #include "app/spec_sources.hpp"
+#include "core/backend.hpp"
+#include "core/filters.hpp"
 #include "eval/cpu_device.hpp"
 #include "exec/pipeline.hpp"
 #include "library/device_class.hpp"
@@ -183,9 +185,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   // the pipeline's evaluations, which may use the workers.
   struct WarmAnalysis {
     std::thread thread{[] {
-      analysis::warm_up("cpu");
-      analysis::warm_up("cuda");
-      analysis::warm_up("cuda-launcher");
+      for (core::Backend b : core::k_backends) analysis::warm_up(std::string(core::backend_name(b)));
     }};
     ~WarmAnalysis() {
       analysis::stop_workers();
@@ -210,7 +210,7 @@ int run_serve(const ServeArgs& a, const util::Settings& settings) {
   exec::Pipeline pipeline(*db, objects, factory, ledger, pcfg);
   exec::IntakeConfig intake_cfg;
   intake_cfg.queue_quota = a.queue_quota;
-  intake_cfg.rules.backends = {"cpu", "cuda", "cuda-launcher"};  // cuda without a GPU: analysed and compiled, then no_device
+  intake_cfg.rules.backends = core::backend_names();  // all; cuda without a GPU: analysed and compiled, then no_device
   if (pcfg.executor) {  // the device classes a submission may ask for (docs/fleet.md "Device classes")
     intake_cfg.rules.executor = pcfg.executor->name();
     intake_cfg.rules.device_classes = pcfg.executor->device_classes();

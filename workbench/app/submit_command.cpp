@@ -26,7 +26,8 @@ int run_submit(const SubmitArgs& a) {
   auto source = util::read_file(a.file);
   if (!source) return std::fprintf(stderr, "kwb submit: %s\n", source.error().what().c_str()), 2;
   // No --backend: inferred from the file as `kwb eval` does.
-  const std::string backend = !a.backend.empty() ? a.backend : core::infer_backend(a.file, *source);
+  const std::string backend =
+      !a.backend.empty() ? a.backend : std::string(core::backend_name(core::infer_backend(a.file, *source)));
   nlohmann::json body = {{"op", a.op},
                          {"backend", backend},
                          {"source", *source},

@@ -19,6 +19,7 @@
 #include "app/commands.hpp"
 #include "app/library_support.hpp"
 #include "app/spec_sources.hpp"
+#include "core/backend.hpp"
 #include "core/verdict.hpp"
 #include "eval/cpu_device.hpp"
 #include "library/device_class.hpp"
@@ -130,7 +131,7 @@ int run_worker(const std::filesystem::path& dir, const util::Settings& settings)
   auto cpu = eval::cpu_device(*db, calibration_cache(settings));
   if (!cpu) return worker_fail(cpu.error().what());
   // The GPU is looked for only for a GPU candidate (a cpu job may run on a node without one).
-  const bool gpu = rec->backend == "cuda" || rec->backend == "cuda-launcher";
+  const bool gpu = core::on_gpu(rec->backend);
   CudaBackend cuda = gpu ? find_cuda_backend(*db, opt) : CudaBackend{};
   // This node's devices with their calibration, for the daemon's GET /v1/devices (docs/fleet.md
   // "Device classes"): the CPU's, and the GPU's for a GPU candidate.

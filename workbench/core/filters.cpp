@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/backend.hpp"
 #include "core/candidate_state.hpp"
 #include "core/verdict.hpp"
 #include "util/similar.hpp"
@@ -31,7 +32,11 @@ const std::vector<std::string>& verdict_statuses() {
 }
 
 const std::vector<std::string>& backend_names() {
-  static const std::vector<std::string> k = {"cpu", "cuda", "cuda-launcher"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (Backend b : k_backends) v.emplace_back(backend_name(b));
+    return v;
+  }();
   return k;
 }
 

@@ -13,13 +13,13 @@ namespace kwb::eval {
 using util::ms_since;
 
 BasicEvaluation::BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
-                                 EvalOptions opt, ProgressFn progress, std::string backend)
+                                 EvalOptions opt, ProgressFn progress, core::Backend backend)
     : m_spec(spec), m_open_reference(std::move(reference)), m_cand(std::move(cand)), m_opt(std::move(opt)),
       m_progress(std::move(progress)), m_seeds(m_opt.seed), m_start(std::chrono::steady_clock::now()) {
   m_verdict.candidate = m_cand.id;
   m_verdict.op = spec.op;
   m_verdict.spec_version = spec.version;
-  m_verdict.backend = std::move(backend);
+  m_verdict.backend = core::backend_name(backend);  // the form's name, written here only
 }
 
 void BasicEvaluation::emit(Stage s, bool finished, std::string detail) {

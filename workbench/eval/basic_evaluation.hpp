@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/candidate.hpp"
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
@@ -46,7 +47,7 @@ class BasicEvaluation : public Evaluation {
   // `backend` names it in the verdict (and selects the workloads that run on it); the backend
   // sets the verdict's device.
   BasicEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
-                  ProgressFn progress, std::string backend);
+                  ProgressFn progress, core::Backend backend);
 
   // The verdict decided: `s` for `reason`. Returns false, what a stage returns then.
   bool fail(core::Status s, std::string reason);

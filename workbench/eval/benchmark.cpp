@@ -5,14 +5,22 @@
 
 namespace kwb::eval {
 
+std::optional<core::TimingStop> timing_stop(const std::vector<double>& samples, double timed_s,
+                                            const BenchmarkConfig& cfg, const StoppingCriterion& criterion) {
+  using core::TimingStop;
+  const double timed_ms = timed_s * 1000.0;
+  if (criterion.converged(samples) && timed_ms >= std::min(cfg.min_timed_ms, cfg.budget_ms)) return TimingStop::converged;
+  if (int(samples.size()) >= cfg.max_samples) return TimingStop::max_samples;
+  if (timed_ms >= cfg.budget_ms && int(samples.size()) >= cfg.min_samples) return TimingStop::budget;
+  if (timed_ms >= std::max(cfg.budget_ms, cfg.hard_budget_ms)) return TimingStop::hard_budget;
+  return std::nullopt;
+}
+
 std::optional<std::string> stop_reason(const std::vector<double>& samples, double timed_s,
                                        const BenchmarkConfig& cfg, const StoppingCriterion& criterion) {
-  const double timed_ms = timed_s * 1000.0;
-  if (criterion.converged(samples) && timed_ms >= std::min(cfg.min_timed_ms, cfg.budget_ms)) return "converged";
-  if (int(samples.size()) >= cfg.max_samples) return "max_samples";
-  if (timed_ms >= cfg.budget_ms && int(samples.size()) >= cfg.min_samples) return "budget";
-  if (timed_ms >= std::max(cfg.budget_ms, cfg.hard_budget_ms)) return "hard_budget";
-  return std::nullopt;
+  auto stop = timing_stop(samples, timed_s, cfg, criterion);
+  if (!stop) return std::nullopt;
+  return std::string(core::timing_stop_name(*stop));
 }
 
 std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSession& runner,
@@ -59,8 +67,8 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
     for (auto v : *ns) samples.push_back(double(v));
     ++round;
     if (cfg.on_round) cfg.on_round(samples.size());
-    if (auto why = stop_reason(samples, timed_s, cfg, criterion)) {
-      out.stop_reason = *why;
+    if (auto why = timing_stop(samples, timed_s, cfg, criterion)) {
+      out.stop_reason = core::timing_stop_name(*why);
       break;
     }
     // Size the next round to a quarter of what is left, at most doubling.
@@ -82,7 +90,7 @@ std::optional<CheckFailure> run_benchmark(WorkloadHarness& harness, RunnerSessio
     t.samples_ns = std::move(samples);
     return t;
   }();
-  out.clock = "steady_clock";
+  out.clock = core::timing_clock_name(core::TimingClock::steady_clock);
   out.cold = cfg.flush_bytes > 0;
   return std::nullopt;
 }

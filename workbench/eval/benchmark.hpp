@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/timing_names.hpp"
 #include "core/verdict.hpp"
 #include "eval/harness.hpp"
 #include "eval/stats.hpp"
@@ -37,7 +38,11 @@ struct BenchmarkConfig {
   std::function<void(size_t samples)> on_round = {};
 };
 
-// Why timing stops after a round ("converged", "max_samples", "budget"), or nothing to go on.
+// Why timing stops after a round, or nothing to go on: the criterion held (after min_timed_ms),
+// max_samples, the budget with min_samples in, or the hard budget without them.
+std::optional<core::TimingStop> timing_stop(const std::vector<double>& samples, double timed_s,
+                                            const BenchmarkConfig& cfg, const StoppingCriterion& criterion);
+// The same by its name (core/timing_names.hpp), as TimeStats::stop_reason holds it.
 std::optional<std::string> stop_reason(const std::vector<double>& samples, double timed_s,
                                        const BenchmarkConfig& cfg, const StoppingCriterion& criterion);
 

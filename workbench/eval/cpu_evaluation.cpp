@@ -17,7 +17,8 @@ using util::ms_since;
 
 CpuEvaluation::CpuEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                              EvalOptions opt, CpuDevice device, ProgressFn progress)
-    : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress), "cpu"),
+    : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress),
+                      core::Backend::cpu),
       m_device(std::move(device)) {
   m_verdict.device = m_device.name + ", " + std::to_string(m_opt.threads) + " thread" + (m_opt.threads == 1 ? "" : "s");
 }
@@ -41,7 +42,7 @@ bool CpuEvaluation::analyze() {
   auto t = std::chrono::steady_clock::now();
   emit(Stage::analyze, false);
   if (!resolve_variant() || !draw_test_workloads() || !open_spec_reference()) return false;
-  auto outcome = analyze_source({m_spec, *m_variant, "cpu", m_cand.source, m_cand.source_name, {}, m_cand.flags},
+  auto outcome = analyze_source({m_spec, *m_variant, m_verdict.backend, m_cand.source, m_cand.source_name, {}, m_cand.flags},
                                 "cpu candidates are allowed without it: they run only in the sandbox", t);
   if (outcome.failed) return fail(*outcome.failed, outcome.reason);
   emit(Stage::analyze, true, fmt::format("variant {}, {}", m_variant->name, outcome.summary));

@@ -18,9 +18,9 @@ using util::ms_since;
 
 CudaEvaluation::CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand,
                                EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
-                               std::shared_ptr<build::NvrtcCompiler> compiler, std::string backend)
+                               std::shared_ptr<build::NvrtcCompiler> compiler, core::Backend backend)
     : BasicEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(progress),
-                      std::move(backend)),
+                      backend),
       m_cuda(std::move(cuda)), m_device(std::move(device)), m_compiler(std::move(compiler)) {
   m_verdict.device = m_device.describe();
 }

@@ -64,10 +64,10 @@ class CudaEvaluation : public BasicEvaluation {
 
  protected:
   // `compiler` may be shared (the daemon keeps one warm pool); null: this evaluation makes its own.
-  // `backend`: the form's ("cuda" | "cuda-launcher").
+  // `backend`: the form's (cuda or cuda_launcher).
   CudaEvaluation(const core::Spec& spec, ReferenceOpener reference, core::Candidate cand, EvalOptions opt,
                  CudaOptions cuda, CudaDevice device, ProgressFn progress,
-                 std::shared_ptr<build::NvrtcCompiler> compiler, std::string backend);
+                 std::shared_ptr<build::NvrtcCompiler> compiler, core::Backend backend);
 
   // The form's part. Its compile stage (fills m_cubin_data per config, the start and end events
   // included); false: the verdict is decided.
@@ -135,7 +135,7 @@ class CudaEvaluation : public BasicEvaluation {
   TrustedTimes m_trusted;  // the harnesses' input generation, reference wait and checks
 };
 
-// The evaluation of `cand` in its form: CudaLauncherEvaluation for backend "cuda-launcher", else
+// The evaluation of `cand` in its form: CudaLauncherEvaluation for backend cuda-launcher, else
 // CudaPlanEvaluation (cuda_forms.cpp). `compiler` as for CudaEvaluation.
 std::unique_ptr<CudaEvaluation> make_cuda_evaluation(const core::Spec& spec, ReferenceOpener reference,
                                                      core::Candidate cand, EvalOptions opt, CudaOptions cuda,

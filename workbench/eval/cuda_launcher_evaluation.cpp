@@ -25,7 +25,7 @@ CudaLauncherEvaluation::CudaLauncherEvaluation(const core::Spec& spec, Reference
                                                EvalOptions opt, CudaOptions cuda, CudaDevice device,
                                                ProgressFn progress, std::shared_ptr<build::NvrtcCompiler> compiler)
     : CudaEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(cuda), std::move(device),
-                     std::move(progress), std::move(compiler), "cuda-launcher") {}
+                     std::move(progress), std::move(compiler), core::Backend::cuda_launcher) {}
 
 bool CudaLauncherEvaluation::analyze() {
   auto t = std::chrono::steady_clock::now();
@@ -36,7 +36,7 @@ bool CudaLauncherEvaluation::analyze() {
   // Host code of the candidate runs in the sandboxed runner: the analysis checks the entry's
   // signature, the stream discipline and the host-code rules of cpu candidates (docs/analysis.md).
   auto outcome = analyze_source(
-      {m_spec, *m_variant, "cuda-launcher", m_cand.source, m_cand.source_name, {}, m_cand.flags},
+      {m_spec, *m_variant, m_verdict.backend, m_cand.source, m_cand.source_name, {}, m_cand.flags},
       "cuda-launcher candidates go on without it: their host code runs only in the sandboxed runner, and work left "
       "on other streams is caught there",
       t);

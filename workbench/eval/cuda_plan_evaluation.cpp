@@ -43,7 +43,7 @@ CudaPlanEvaluation::CudaPlanEvaluation(const core::Spec& spec, ReferenceOpener r
                                        EvalOptions opt, CudaOptions cuda, CudaDevice device, ProgressFn progress,
                                        std::shared_ptr<build::NvrtcCompiler> compiler)
     : CudaEvaluation(spec, std::move(reference), std::move(cand), std::move(opt), std::move(cuda), std::move(device),
-                     std::move(progress), std::move(compiler), "cuda") {}
+                     std::move(progress), std::move(compiler), core::Backend::cuda) {}
 
 std::string CudaPlanEvaluation::module_file(size_t c) const { return fmt::format("config-{}.cubin", c); }
 
@@ -101,7 +101,7 @@ bool CudaPlanEvaluation::static_analysis(std::string& summary, std::chrono::stea
   std::vector<std::string> flags = m_configs.empty() ? std::vector<std::string>{}
                                                       : spec::config_defines(m_configs.front());
   flags.insert(flags.end(), m_cand.flags.begin(), m_cand.flags.end());
-  analysis::Request request{m_spec, *m_variant, "cuda", m_cand.source, m_cand.source_name, {}, std::move(flags)};
+  analysis::Request request{m_spec, *m_variant, m_verdict.backend, m_cand.source, m_cand.source_name, {}, std::move(flags)};
   request.launches = analysis::launches_of(m_plan);
   auto outcome = analyze_source(std::move(request),
                                 "cuda candidates are allowed without it: their code runs only on the device, in "

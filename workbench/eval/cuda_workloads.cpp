@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/timing_names.hpp"
 #include "eval/benchmark.hpp"
 #include "eval/cuda_evaluation.hpp"
 #include "eval/roofline_position.hpp"
@@ -152,11 +153,12 @@ bool CudaEvaluation::run_bench() {
         res.correct = false;
         return fail_check({bf->status, bf->reason + label});
       }
-      stats.clock = "cuda_event";
+      stats.clock = core::timing_clock_name(core::TimingClock::cuda_event);
       if (auto s = m_runner->command({{"op", "stats"}}, m_opt.run_timeout_ms, "reading clock statistics")) {
         stats.discarded = s->value("discarded", 0);
         int by_cupti = s->value("cupti_samples", 0), by_event = s->value("event_samples", 0);
-        if (by_cupti > 0) stats.clock = by_event > 0 ? "mixed" : "cupti_kernel";
+        if (by_cupti > 0)
+          stats.clock = core::timing_clock_name(by_event > 0 ? core::TimingClock::mixed : core::TimingClock::cupti_kernel);
         if (by_cupti > 0 && by_event > 0)
           m_verdict.diagnostics.push_back(core::Diagnostic{
               m_cand.source_name, 0, 0, "note",

@@ -43,8 +43,8 @@ std::optional<CheckFailure> PairedBenchmark::time(const core::Workload& w, Timin
   double solo_s = 0;            // candidate blocks timed alone (after the incumbent failed)
   int calls = 3, round = 0;
   bool verified = true;
-  std::string stop;
-  while (stop.empty()) {
+  std::optional<core::TimingStop> stop;
+  while (!stop) {
     // Rounds 2 .. rerandomised_rounds + 1 run on fresh inputs (the incumbent adopts them) and
     // are verified; the others are verified only if they turn out to be the last.
     const bool fresh = round > 0 && round <= cfg.rerandomised_rounds;
@@ -80,12 +80,12 @@ std::optional<CheckFailure> PairedBenchmark::time(const core::Workload& w, Timin
     ++round;
     if (cfg.on_round) cfg.on_round(samples.size());
     const double timed_s = series.timed_s() + solo_s;
-    auto why = stop_reason(samples, timed_s, cfg, criterion);
+    auto why = timing_stop(samples, timed_s, cfg, criterion);
     // Converged: run on to the sequence's first look where that is cheap (the pairs still to go
     // take less than the timing so far, and the budget allows), so that a clear outcome is settled
     // before the verdict without delaying it much (GPU blocks take milliseconds; CPU blocks of a
     // large workload do not, and there the comparison carries on after the verdict instead).
-    if (why && *why == "converged" && paired) {
+    if (why == core::TimingStop::converged && paired) {
       const size_t look = series.sequence().first_look(), have = size_t(series.blocks());
       const double per_pair_s = have > 0 ? series.timed_s() / double(have) : 0;
       const double to_go_s = per_pair_s * double(look > have ? look - have : 0);
@@ -98,9 +98,9 @@ std::optional<CheckFailure> PairedBenchmark::time(const core::Workload& w, Timin
     if (auto f = candidate.verify(" on the last timed call (round " + std::to_string(round) + ")")) return f;
   out = summarize(samples);
   out.samples_ns = std::move(samples);
-  out.stop_reason = stop;
+  out.stop_reason = core::timing_stop_name(*stop);
   out.timed_ms = (series.timed_s() + solo_s) * 1000.0;
-  out.clock = "steady_clock";
+  out.clock = core::timing_clock_name(core::TimingClock::steady_clock);
   out.cold = cfg.flush_bytes > 0;
   out.interleaved = series.blocks() > 0;
   return std::nullopt;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/timing_names.hpp"
 #include "util/random.hpp"
 
 namespace kwb::eval {
@@ -51,10 +52,11 @@ std::expected<core::Comparison, PairedFailure> compare_interleaved(TimingSubject
   int calls = 1;
   bool first = true;
   core::Comparison c = series.comparison();
-  std::string stop;
-  while (stop.empty()) {
+  using core::ComparisonStop;
+  std::optional<ComparisonStop> stop;
+  while (!stop) {
     if (series.settled()) {
-      stop = "settled";
+      stop = ComparisonStop::settled;
       break;
     }
     auto t0 = clock::now();
@@ -69,15 +71,16 @@ std::expected<core::Comparison, PairedFailure> compare_interleaved(TimingSubject
     }
     c = series.comparison();
     const bool looked = size_t(series.blocks()) >= series.sequence().first_look();
-    if (series.settled()) stop = "settled";
-    else if (series.blocks() >= cfg.max_blocks) stop = "max_blocks";
-    else if (series.timed_s() * 1000 >= cfg.budget_ms && looked && series.blocks() >= cfg.min_blocks) stop = "budget";
-    if (progress && (series.blocks() % 10 == 0 || !stop.empty())) progress(c);
+    if (series.settled()) stop = ComparisonStop::settled;
+    else if (series.blocks() >= cfg.max_blocks) stop = ComparisonStop::max_blocks;
+    else if (series.timed_s() * 1000 >= cfg.budget_ms && looked && series.blocks() >= cfg.min_blocks)
+      stop = ComparisonStop::budget;
+    if (progress && (series.blocks() % 10 == 0 || stop)) progress(c);
     calls = next_block_calls(cfg, calls, wall_s);
   }
   if (auto f = candidate.verify(" after the last interleaved timing block")) return fail(true, *f);
   if (auto f = incumbent.verify(" after the last interleaved timing block")) return fail(false, *f);
-  c.stop_reason = stop;
+  c.stop_reason = core::comparison_stop_name(*stop);
   c.ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
   return c;
 }

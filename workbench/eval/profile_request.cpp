@@ -1,9 +1,11 @@
 #include "eval/profile_request.hpp"
 
+#include "core/backend.hpp"
+
 namespace kwb::eval {
 
 core::ProfileOutcome profile_outcome(const std::string& backend, const std::string& status) {
-  if (backend == "cpu")
+  if (core::is_backend(backend, core::Backend::cpu))
     return {"not_applicable",
             "profiles are Nsight Compute runs of CUDA kernels; a cpu candidate's feedback is its vectorisation "
             "remarks (diagnostics with rule \"vectorization\") and its roofline position"};

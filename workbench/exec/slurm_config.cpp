@@ -1,6 +1,7 @@
 // The Slurm executor's configuration and the arguments of its jobs (slurm_executor.hpp).
 #include <sstream>
 
+#include "core/backend.hpp"
 #include "exec/slurm_executor.hpp"
 
 namespace kwb::exec {
@@ -9,7 +10,7 @@ std::string slurm_partition_of(const SlurmConfig& cfg, const std::string& backen
   if (!device_class.empty())
     for (const auto& c : cfg.device_classes)
       if (c.device_class == device_class) return c.partition;
-  return backend == "cuda" || backend == "cuda-launcher" ? cfg.gpu_partition : cfg.cpu_partition;
+  return core::on_gpu(backend) ? cfg.gpu_partition : cfg.cpu_partition;
 }
 
 util::Result<std::vector<DeviceClassInfo>> parse_slurm_device_classes(const std::string& text) {
@@ -36,7 +37,7 @@ util::Result<std::vector<DeviceClassInfo>> parse_slurm_device_classes(const std:
 std::vector<std::string> sbatch_arguments(const SlurmConfig& cfg, const std::string& candidate_id,
                                           const std::string& backend, const std::filesystem::path& dir,
                                           const std::string& device_class) {
-  const bool gpu = backend == "cuda" || backend == "cuda-launcher";
+  const bool gpu = core::on_gpu(backend);
   std::vector<std::string> a = {"--parsable",
                                 "--job-name=kwb-" + candidate_id,
                                 "--chdir=" + dir.string(),

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "build/flags.hpp"
+#include "core/backend.hpp"
 #include "spec/launch_plan.hpp"
 #include "util/hash.hpp"
 
@@ -22,9 +23,18 @@ std::unexpected<Refusal> refuse(RefusalCode code, std::string type, std::string 
 
 const char* type_name(const nlohmann::json& v) { return v.type_name(); }
 
+// "\"cpu\", \"cuda\" or \"cuda-launcher\"": every backend's name (core/backend.hpp), quoted.
+std::string quoted_backends() {
+  std::string out;
+  const size_t n = std::size(core::k_backends);
+  for (size_t i = 0; i < n; ++i)
+    out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + ("\"" + std::string(core::backend_name(core::k_backends[i])) + "\"");
+  return out;
+}
+
 // The class asked for must be one this daemon's executor evaluates on, of the candidate's kind.
 std::optional<std::unexpected<Refusal>> check_device_class(const store::CandidateRecord& r, const SubmissionRules& rules) {
-  const std::string kind = r.backend == "cpu" ? "cpu" : "cuda";
+  const std::string kind = core::on_gpu(r.backend) ? "cuda" : "cpu";
   std::string known;
   const exec::DeviceClassInfo* found = nullptr;
   for (const auto& c : rules.device_classes) {
@@ -85,15 +95,15 @@ std::expected<Submission, Refusal> parse_submission(const std::string& body, con
   if (auto e = want_string("variant", false, r.variant)) return *e;
   if (!r.variant.empty() && !spec->find_variant(r.variant))
     return bad("variant", "op " + r.op + " has no variant '" + r.variant + "'", RefusalCode::unprocessable, "unknown_variant");
-  r.backend = "cpu";
+  r.backend = core::backend_name(core::Backend::cpu);
   if (auto e = want_string("backend", false, r.backend)) return *e;
-  if (r.backend != "cpu" && r.backend != "cuda" && r.backend != "cuda-launcher")
-    return bad("backend", "expected \"cpu\", \"cuda\" or \"cuda-launcher\", got \"" + r.backend + "\"");
+  const auto form = core::parse_backend(r.backend);
+  if (!form) return bad("backend", "expected " + quoted_backends() + ", got \"" + r.backend + "\"");
   bool served = false;
   for (const auto& b : rules.backends) served = served || b == r.backend;
   if (!served) return bad("backend", "this daemon does not evaluate '" + r.backend + "' candidates yet", RefusalCode::unprocessable, "unsupported_backend");
   for (const char* cuda_only : {"launch", "tune"})
-    if (j.contains(cuda_only) && r.backend != "cuda")
+    if (j.contains(cuda_only) && *form != core::Backend::cuda)
       return bad(cuda_only, "only the cuda backend takes a launch plan (this is a " + r.backend + " submission)");
   if (auto e = want_string("source", true, s.source)) return *e;
   if (s.source.empty()) return bad("source", "must not be empty");
@@ -109,7 +119,7 @@ std::expected<Submission, Refusal> parse_submission(const std::string& body, con
     if (s.source.back() != '\n') s.source += '\n';
     s.source += *lines;
   }
-  r.source_name = r.backend == "cpu" ? "candidate.cpp" : "candidate.cu";
+  r.source_name = "candidate" + std::string(core::source_extension(*form));
   if (auto e = want_string("source_name", false, r.source_name)) return *e;
   static const std::regex name_re(R"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99})");
   if (!std::regex_match(r.source_name, name_re) || r.source_name.find("..") != std::string::npos)

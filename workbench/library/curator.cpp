@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/backend.hpp"
 #include "core/verdict_parse.hpp"
 #include "library/dispatch.hpp"
 #include "library/evidence.hpp"
@@ -297,7 +298,7 @@ Outcome Curator::pending_review(const std::optional<std::string>& op, int limit)
     nlohmann::json row = review_row(r, *v, authors);
     row["op"] = r.op;
     // Why a reviewer is needed: ci promote leaves launchers (host code of their own) to a person.
-    row["needs_reviewer"] = r.backend == "cuda-launcher";
+    row["needs_reviewer"] = core::reviewer_only(r.backend);
     rows.push_back(std::move(row));
   }
   return ok({{"candidates", rows}, {"pending", pending}});

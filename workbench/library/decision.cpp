@@ -9,6 +9,8 @@ namespace kwb::library {
 
 namespace {
 
+using Label = core::ComparisonLabel;
+
 double regression_floor(const Policy& p) { return 1.0 - p.max_regression_pct / 100.0; }
 double win_floor(const Policy& p) { return 1.0 + p.min_gain_pct / 100.0; }
 
@@ -33,18 +35,25 @@ Policy policy_for(const Policy& p, const std::string& device_key) {
   return out;
 }
 
-std::string label_of(double low, double high, const Policy& p) {
+core::ComparisonLabel label_interval(double low, double high, const Policy& p) {
   const double up = 1.0 + p.same_margin_pct / 100.0;
-  if (low >= 1.0 / up && high <= up) return "same";
-  if (low > 1.0) return "faster";
-  if (high < 1.0) return "slower";
-  return "undecided";
+  if (low >= 1.0 / up && high <= up) return Label::same;
+  if (low > 1.0) return Label::faster;
+  if (high < 1.0) return Label::slower;
+  return Label::undecided;
+}
+
+std::string label_of(double low, double high, const Policy& p) {
+  return std::string(core::comparison_label_name(label_interval(low, high, p)));
 }
 
 bool needs_more_blocks(const core::Comparison& c, const Policy& p) {
-  if (c.label == "same") return false;
-  if (c.label == "faster") return c.low < win_floor(p);
-  if (c.label == "slower") return c.low < regression_floor(p) && c.high >= regression_floor(p);
+  switch (core::parse_comparison_label(c.label).value_or(Label::undecided)) {
+    case Label::same: return false;
+    case Label::faster: return c.low < win_floor(p);
+    case Label::slower: return c.low < regression_floor(p) && c.high >= regression_floor(p);
+    case Label::undecided: return true;
+  }
   return true;
 }
 
@@ -58,12 +67,13 @@ core::Decision decide(const std::vector<WorkloadComparison>& comparisons, const 
   std::vector<std::string> malformed;
   std::string first_regression, first_undecided;
   for (const auto& [name, c] : comparisons) {
-    if (!(c.ratio > 0) || !(c.low <= c.ratio) || !(c.ratio <= c.high) || c.label != label_of(c.low, c.high, p)) {
+    const auto label = core::parse_comparison_label(c.label);
+    if (!(c.ratio > 0) || !(c.low <= c.ratio) || !(c.ratio <= c.high) || label != label_interval(c.low, c.high, p)) {
       malformed.push_back(name);
       continue;
     }
     log_sum += std::log(c.ratio);
-    if (c.label == "undecided") {
+    if (*label == Label::undecided) {
       d.undecided.push_back(name);
       if (first_undecided.empty()) first_undecided = name + " " + interval(c);
     }
@@ -73,7 +83,7 @@ core::Decision decide(const std::vector<WorkloadComparison>& comparisons, const 
         first_regression = fmt::format("{} {} (slower than the {:.0f}% allowed{})", name, interval(c),
                                        p.max_regression_pct, c.ratio < regression_floor(p) ? "" : " by its interval");
     }
-    if (c.label == "faster" && c.low >= win_floor(p)) d.wins.push_back(name);
+    if (*label == Label::faster && c.low >= win_floor(p)) d.wins.push_back(name);
   }
   if (!malformed.empty()) {
     d.reason = "not promotable: malformed comparison of " + join(malformed) + " (its interval must hold its estimate)";

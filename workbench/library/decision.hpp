@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/timing_names.hpp"
 #include "core/verdict.hpp"
 
 namespace kwb::library {
@@ -40,8 +41,10 @@ struct WorkloadComparison {
 };
 
 // The label of an interval [low, high] of the ratio (incumbent / candidate time):
-// "same" when it lies within the equivalence margin, else "faster" when it lies above 1,
-// "slower" below 1, and "undecided" when it straddles 1 and leaves the margin.
+// same when it lies within the equivalence margin, else faster when it lies above 1,
+// slower below 1, and undecided when it straddles 1 and leaves the margin.
+core::ComparisonLabel label_interval(double low, double high, const Policy& p);
+// Its name (core/timing_names.hpp), as core::Comparison::label holds it.
 std::string label_of(double low, double high, const Policy& p);
 
 // Whether more blocks could still change what the decision makes of this comparison: false once

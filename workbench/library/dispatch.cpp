@@ -1,5 +1,6 @@
 #include "library/dispatch.hpp"
 
+#include "core/backend.hpp"
 #include "library/device_class.hpp"
 
 #include <algorithm>
@@ -66,8 +67,8 @@ util::Result<DispatchEntry> parse_entry(const json& j, const std::string& path) 
     if (v->empty()) return util::fail(path + "." + required, "must not be empty");
     e.*field = *v;
   }
-  if (e.backend != "cpu" && e.backend != "cuda" && e.backend != "cuda-launcher")
-    return util::fail(path + ".backend", "'" + e.backend + "' is not one of cpu, cuda, cuda-launcher");
+  if (!core::parse_backend(e.backend))
+    return util::fail(path + ".backend", "'" + e.backend + "' is not one of " + core::backend_list());
   if (e.kernel.starts_with('/') || e.kernel.find("..") != std::string::npos)
     return util::fail(path + ".kernel", "'" + e.kernel + "' must be a relative path inside the library");
   for (auto [field, name] : std::initializer_list<std::pair<std::string DispatchEntry::*, const char*>>{

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/backend.hpp"
 #include "library/snapshot.hpp"
 #include "library/referee.hpp"
 #include "util/hash.hpp"
@@ -81,7 +82,8 @@ std::optional<LandedPromotion> landed_promotion(Repository& repo, const std::str
 }
 
 std::string promoted_path(const core::Candidate& c, const std::string& variant) {
-  return c.op + "/" + c.backend + "/" + variant + "_" + c.id + (c.backend == "cpu" ? ".cpp" : ".cu");
+  const auto form = core::parse_backend(c.backend).value_or(core::Backend::cpu);
+  return c.op + "/" + c.backend + "/" + variant + "_" + c.id + std::string(core::source_extension(form));
 }
 
 util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& req) {
@@ -90,7 +92,7 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     return refused(fmt::format("the verdict is {}, not accepted: {}", core::status_name(v.status), v.reason));
   // docs/architecture.md "Candidate forms": a cuda-launcher runs its own host code, so a person
   // must read it before it ships.
-  if (req.candidate.backend == "cuda-launcher" && (req.reviewer == "ci" || req.reviewer == "auto-promote"))
+  if (core::reviewer_only(req.candidate.backend) && (req.reviewer == "ci" || req.reviewer == "auto-promote"))
     return refused("a cuda-launcher kernel runs its own host code: its promotion needs a reviewer (kwb promote ID, "
                    "or POST /v1/candidates/ID/promote with a reviewer token), not " + req.reviewer);
   // First, as the surest refusal: the evidence must cover every bench workload (a "bench" subset is
@@ -143,8 +145,9 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     entry.backend = v.backend;
     entry.device_class = dc;
     entry.kernel = promoted_path(req.candidate, v.variant);
-    entry.entry = v.backend == "cpu" ? "kwb_" + v.op + "_" + v.variant : "";
-    if (v.backend == "cpu" && now) entry.entry = now->entry;
+    const bool cpu = core::is_backend(v.backend, core::Backend::cpu);  // a cpu kernel names its exported symbol
+    entry.entry = cpu ? "kwb_" + v.op + "_" + v.variant : "";
+    if (cpu && now) entry.entry = now->entry;
     entry.candidate = req.candidate.id;
     entry.spec_version = v.spec_version;
     entry.configs = configs_of(req);

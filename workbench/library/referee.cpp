@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "core/backend.hpp"
 #include "eval/machine_state.hpp"
 #include "eval/paired_timing.hpp"
 #include "library/device_class.hpp"
@@ -49,7 +50,7 @@ util::Result<std::vector<core::Candidate>> incumbents_of(Repository& repo, const
 }
 
 std::string device_class(const core::Verdict& v) {
-  if (v.backend == "cpu") {
+  if (core::is_backend(v.backend, core::Backend::cpu)) {
     return host_cpu_class();
   }
   auto at = v.device.find("(sm_");
@@ -59,7 +60,7 @@ std::string device_class(const core::Verdict& v) {
 }
 
 std::string device_class(const core::Verdict& v, const std::string& recorded) {
-  const bool cpu = v.backend == "cpu";
+  const bool cpu = core::is_backend(v.backend, core::Backend::cpu);
   if (!recorded.empty() && recorded.starts_with(cpu ? "cpu-" : "cuda-") && why_not_a_device_class(recorded).empty())
     return recorded;
   return device_class(v);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/timing_names.hpp"
 #include "eval/stats.hpp"
 #include "library/device_class.hpp"
 #include "library/referee.hpp"
@@ -109,7 +110,7 @@ void Referee::compare_paired(const core::Candidate& cand, core::Verdict& v, eval
                                                                  cfg.min_blocks)).first;
     eval::PairedSeries& series = found->second;
     core::Comparison c = series.comparison();
-    c.stop_reason = "settled";
+    c.stop_reason = core::comparison_stop_name(core::ComparisonStop::settled);
     if (!series.settled()) {
       if (!cand_side) cand_side = candidate.timing_subject("the candidate");
       if (!cand_side) return note("not compared with " + kernel + ": the candidate's runner could not be kept open");

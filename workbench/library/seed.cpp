@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/backend.hpp"
 #include "library/dispatch.hpp"
 #include "util/fs.hpp"
 
@@ -30,13 +31,16 @@ util::Result<std::map<std::string, std::string>> seed_files(const fs::path& kern
         return util::fail(meta_path.string() + ": " + name, "missing or not a string");
       e.*field = meta[name].get<std::string>();
     }
-    if (e.backend == "cpu") {
+    const auto form = core::parse_backend(e.backend);
+    if (!form)
+      return util::fail(meta_path.string() + ": backend", "'" + e.backend + "' is not one of " + core::backend_list());
+    if (*form == core::Backend::cpu) {
       if (!meta.contains("entry") || !meta["entry"].is_string())
         return util::fail(meta_path.string() + ": entry", "a cpu kernel names its exported symbol");
       e.entry = meta["entry"].get<std::string>();
     }
     fs::path source = meta_path;
-    source.replace_extension(e.backend == "cpu" ? ".cpp" : ".cu");
+    source.replace_extension(core::source_extension(*form));
     auto text = util::read_file(source);
     if (!text) return util::fail(meta_path.string(), "no kernel source " + source.filename().string() + " beside it");
     e.kernel = fs::relative(source, kernels_dir).generic_string();

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/backend.hpp"
+
 namespace kwb::library {
 
 namespace {
@@ -120,8 +122,8 @@ util::Result<std::vector<store::TuningRecord>> parse_tuning_file(const std::stri
     r.workload = cols[3];
     for (int c : {0, 1, 2, 3})
       if (cols[size_t(c)].empty()) return util::fail(at + ": " + k_columns[c], "empty");
-    if (r.backend != "cpu" && r.backend != "cuda" && r.backend != "cuda-launcher")
-      return util::fail(at + ": backend", "'" + r.backend + "' is not one of cpu, cuda, cuda-launcher");
+    if (!core::parse_backend(r.backend))
+      return util::fail(at + ": backend", "'" + r.backend + "' is not one of " + core::backend_list());
     auto params = int_object(cols[4], at + ": params");
     if (!params) return std::unexpected(params.error());
     r.params = *params;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/backend.hpp"
 #include "library/device_class.hpp"
 #include "library/dispatch.hpp"
 #include "package/cxx.hpp"
@@ -111,8 +112,8 @@ util::Result<void> resolve_configs(CudaKernel& k, const library::DispatchEntry& 
 // `baseline`: the entry is the "any" kernel kept for CPUs below the level of the target's incumbent.
 util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, const library::DispatchEntry& e,
                              bool baseline = false) {
-  if (e.backend == "cpu") {
-    auto text = read_kernel(req, e, ".cpp");
+  if (core::is_backend(e.backend, core::Backend::cpu)) {
+    auto text = read_kernel(req, e, core::source_extension(core::Backend::cpu));
     if (!text) return std::unexpected(text.error());
     if (e.entry.empty()) return util::fail(key_of(e) + ": entry", "a cpu entry names its extern \"C\" symbol");
     if (text->find(e.entry) == std::string::npos)
@@ -128,7 +129,7 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
     pkg.kernel_sources[e.kernel] = std::move(*text);
     return {};
   }
-  auto text = read_kernel(req, e, ".cu");
+  auto text = read_kernel(req, e, core::source_extension(core::Backend::cuda));
   if (!text) return std::unexpected(text.error());
   auto plan = spec::parse_launch_plan(*text, e.kernel);
   if (!plan) return util::fail(key_of(e), plan.error().what());
@@ -147,8 +148,7 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
 util::Result<Package> resolve_package(const ExportRequest& req) {
   if (!req.catalog) return util::fail("export", "no spec catalog given");
   for (const auto& b : req.backends)
-    if (b != "cpu" && b != "cuda" && b != "cuda-launcher")
-      return util::fail("backends", "'" + b + "' is not one of cpu, cuda, cuda-launcher");
+    if (!core::parse_backend(b)) return util::fail("backends", "'" + b + "' is not one of " + core::backend_list());
   const fs::path dispatch_path = req.library_dir / "dispatch.json";
   auto text = util::read_file(dispatch_path);
   if (!text) return util::fail(dispatch_path.string(), "cannot read the library's dispatch.json: " + text.error().message);
@@ -167,14 +167,16 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
     if (!wanted.empty() && !wanted.contains(e.op)) continue;
     if (std::find(req.backends.begin(), req.backends.end(), e.backend) == req.backends.end()) continue;
     const std::string key = e.op + "/" + e.variant + "/" + e.backend + "/" + e.device_class;
-    if (e.backend == "cuda-launcher") {
+    const auto form = core::parse_backend(e.backend);  // dispatch.json's entries are checked when read
+    if (form == core::Backend::cuda_launcher) {
       pkg.skipped.push_back(key + ": the cuda-launcher form is not exported yet");
       continue;
     }
-    const std::string& cls = e.backend == "cpu" ? cpu_class : req.cuda_device_class;
+    const bool cpu = form == core::Backend::cpu;
+    const std::string& cls = cpu ? cpu_class : req.cuda_device_class;
     const library::DispatchEntry* incumbent = dispatch->incumbent(e.op, e.variant, e.backend, cls);
     // The "any" CPU kernel stays as the fallback of an incumbent that needs an x86-64 level.
-    const bool baseline = incumbent != &e && e.backend == "cpu" && e.device_class == "any" && incumbent &&
+    const bool baseline = incumbent != &e && cpu && e.device_class == "any" && incumbent &&
                           (library::x86_level_of(incumbent->device_class) > 1 ||
                            (incumbent->device_class == library::k_legacy_x86_class && library::x86_level_of(cls) > 1));
     if (incumbent != &e && !baseline) {

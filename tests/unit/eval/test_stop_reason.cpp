@@ -1,3 +1,5 @@
+// When timing stops (eval/benchmark.hpp): the criterion after the minimum window, the budget after
+// the sample floor, the hard budget, the sample cap; by the enum and by its name.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -54,6 +56,15 @@ TEST(StopReason, TheBudgetWaitsForTheSampleFloor) {
   cfg.hard_budget_ms = 1000;
   EXPECT_EQ(stop_reason(three, 0.999, cfg, Never{}), std::nullopt);
   EXPECT_EQ(stop_reason(three, 1.000, cfg, Never{}), "hard_budget");
+}
+
+TEST(StopReason, TheNameIsTheEnumsName) {
+  BenchmarkConfig cfg;
+  cfg.budget_ms = 100;
+  EXPECT_EQ(timing_stop(k_samples, 0.001, cfg, Always{}), core::TimingStop::converged);
+  EXPECT_EQ(timing_stop(k_samples, 0.100, cfg, Never{}), core::TimingStop::budget);
+  EXPECT_EQ(timing_stop(k_samples, 0.050, cfg, Never{}), std::nullopt);
+  EXPECT_EQ(stop_reason(k_samples, 0.100, cfg, Never{}), std::string(core::timing_stop_name(core::TimingStop::budget)));
 }
 
 }  // namespace

@@ -153,6 +153,11 @@ TEST(Decision, MalformedComparisonsAreNeverPromotable) {
   auto zero = cmp("x", 0, 0, 0);
   zero.comparison.label = "slower";
   EXPECT_FALSE(decide({good, zero}, policy()).promotable);
+  auto unnamed = cmp("x", 1.3, 1.25, 1.35);
+  unnamed.comparison.label = "quicker";  // no label of core/timing_names.hpp
+  auto refused = decide({good, unnamed}, policy());
+  EXPECT_FALSE(refused.promotable);
+  EXPECT_NE(refused.reason.find("malformed comparison of x"), std::string::npos) << refused.reason;
   EXPECT_TRUE(decide({good}, policy()).promotable);
 }
 
@@ -207,6 +212,15 @@ TEST(NeedsMoreBlocks, StopsOnceTheDecisionCannotChange) {
   EXPECT_FALSE(needs_more_blocks(c(0.97, 0.96, 0.98), p));  // a slowdown within the allowance
   EXPECT_TRUE(needs_more_blocks(c(0.96, 0.94, 0.98), p));   // could be either
   EXPECT_TRUE(needs_more_blocks(c(1.0, 0.9, 1.1), p));      // undecided
+  auto unnamed = c(1.2, 1.1, 1.3);
+  unnamed.label = "";  // no label yet (or none known): more blocks
+  EXPECT_TRUE(needs_more_blocks(unnamed, p));
+}
+
+TEST(DecisionLabel, TheLabelsNameIsTheEnumsName) {
+  for (auto [low, high] : {std::pair{0.99, 1.01}, {1.2, 1.3}, {0.9, 0.97}, {0.9, 1.1}})
+    EXPECT_EQ(label_of(low, high, policy()), core::comparison_label_name(label_interval(low, high, policy())));
+  EXPECT_EQ(label_interval(1.2, 1.3, policy()), core::ComparisonLabel::faster);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analyzer.hpp"
+#include "core/backend.hpp"
 #include "spec/launch_plan.hpp"
 #include "spec/loader.hpp"
 #include "util/fs.hpp"
@@ -97,6 +98,7 @@ struct Nvrtc {
 struct Kernel {
   fs::path source;
   std::string op, variant, backend;
+  kwb::core::Backend form;
 };
 
 std::vector<Kernel> shipped(const fs::path& root) {
@@ -105,8 +107,9 @@ std::vector<Kernel> shipped(const fs::path& root) {
   for (const auto& e : fs::recursive_directory_iterator(root / "kernels", ec)) {
     auto ext = e.path().extension();
     std::string backend = e.path().parent_path().filename();
-    if ((ext != ".cpp" || backend != "cpu") && (ext != ".cu" || backend != "cuda")) continue;
-    Kernel k{e.path(), e.path().parent_path().parent_path().filename(), "", backend};
+    auto form = kwb::core::parse_backend(backend);  // cpu/*.cpp and cuda/*.cu
+    if (!form || *form == kwb::core::Backend::cuda_launcher || ext != kwb::core::source_extension(*form)) continue;
+    Kernel k{e.path(), e.path().parent_path().parent_path().filename(), "", backend, *form};
     auto meta = e.path();
     meta.replace_extension(".json");
     if (auto text = kwb::util::read_file(meta)) {
@@ -145,10 +148,11 @@ int main(int argc, char** argv) {
   if (!mkdtemp(tmp.data())) return 1;
   // A fresh private cache: the first analysis of each mode builds its PCH.
   kwb::analysis::set_cache_dir({});
-  for (const char* backend : {"cpu", "cuda"}) {
+  for (auto form : {kwb::core::Backend::cpu, kwb::core::Backend::cuda}) {
+    const std::string backend(kwb::core::backend_name(form));
     auto t = Clock::now();
     bool ok = kwb::analysis::warm_up(backend);
-    std::printf("precompiled headers (%s): %s in %.0f ms (once per process, or once per cache directory)\n", backend,
+    std::printf("precompiled headers (%s): %s in %.0f ms (once per process, or once per cache directory)\n", backend.c_str(),
                 ok ? "built" : "not available", ms_since(t));
   }
   std::printf("\nmedian of %d runs, ms\n\n", runs);
@@ -162,7 +166,7 @@ int main(int argc, char** argv) {
     auto source = kwb::util::read_file(k.source);
     if (!variant || !source) continue;
     kwb::analysis::Request req{*spec, *variant, k.backend, *source, k.source.filename().string(), {}, {}};
-    if (k.backend == "cuda") {  // the bound launch plan and the first tunable configuration
+    if (k.form == kwb::core::Backend::cuda) {  // the bound launch plan and the first tunable configuration
       auto plan = kwb::spec::parse_launch_plan(*source, k.source.filename().string());
       if (!plan || !kwb::spec::bind_launch_plan(*plan, *spec, k.source.filename().string())) continue;
       req.launches = kwb::analysis::launches_of(*plan);
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
       return true;
     });
     double compile = -1;
-    if (k.backend == "cpu") {
+    if (k.form == kwb::core::Backend::cpu) {
       compile = time_runs(std::max(3, runs / 2), [&] { return run_gxx(k.source, fs::path(tmp) / "k.so"); });
     } else if (have_nvrtc) {
       std::vector<std::string> opts = {"--gpu-architecture=sm_90", "-std=c++17",
@@ -188,7 +192,7 @@ int main(int argc, char** argv) {
     std::string ratio = compile > 0 && last.available ? std::to_string(int(100 * analysis / compile + 0.5)) + " %" : "-";
     if (compile > 0 && last.available) ratios.push_back(analysis / compile);
     std::printf("| %s/%s/%s | %s | %.1f | %s | %s | %s | %s |\n", k.op.c_str(), k.backend.c_str(),
-                k.source.filename().c_str(), k.backend == "cpu" ? "g++ -O3" : "NVRTC", analysis,
+                k.source.filename().c_str(), k.form == kwb::core::Backend::cpu ? "g++ -O3" : "NVRTC", analysis,
                 compile > 0 ? std::to_string(int(compile + 0.5)).c_str() : "-", ratio.c_str(), shown.c_str(),
                 last.parsed_with.empty() ? "-" : last.parsed_with.c_str());
     for (const auto& f : last.findings) std::printf("  finding: %s\n", kwb::analysis::format_finding(f).c_str());
