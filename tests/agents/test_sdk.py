@@ -1,41 +1,27 @@
 """The Python SDK (agents/python, package `kwb`) against a real `kwb serve` (auth on, the shipped
 specs and library, a temporary workspace, a free port): submit/wait/verdict, SSE progress and
 its resumption, errors as exceptions with the API's type and message, idempotent retries after a
-lost reply, Retry-After on 503, cancel, the review and admin calls, an agent's attempts as one tree
-(lineage, attempts), the CLI, and the package's installability and Python 3.9 syntax.
+lost reply, Retry-After on 503, cancel, an agent's attempts as one tree (lineage, attempts), and
+the review, library, daemon, token and command-line calls (sdk_calls.py, mixed in). The package's
+installability and Python 3.9 syntax: test_sdk_package.py.
 
 Run by ctest (tests/CMakeLists.txt: AgentSdk); by hand:
     KWB_TEST_BIN_DIR=build/bin python3 -m unittest discover -s tests/agents -p 'test_sdk.py' -v
 """
-import ast
-import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 import unittest
 import uuid
-from pathlib import Path
 from typing import Any, Dict, List
 
-from daemon import SDK_DIR, SOURCE_DIR, Daemon  # also puts agents/python on sys.path
+from daemon import Daemon  # also puts agents/python on sys.path
 from lossy_proxy import LossyProxy
+from sdk_calls import SdkCallTests
+from sdk_sources import ENDLESS, VECTORIZED, WRONG, unique
 
 import kwb
 
-VECTORIZED = (SOURCE_DIR / "kernels" / "vector_add" / "cpu" / "vectorized.cpp").read_text()
-WRONG = ('#include <cstdint>\nextern "C" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) '
-         '{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] * b[i]; }\n')
-ENDLESS = (SOURCE_DIR / "tests" / "integration" / "cpu_cases" / "endless_loop.cpp").read_text()
 
-
-def unique(tag: str) -> str:
-    return f"{tag} {uuid.uuid4().hex[:8]}"
-
-
-class AgentSdk(unittest.TestCase):
+class AgentSdk(SdkCallTests, unittest.TestCase):
     daemon: Daemon
     admin: kwb.Client
     agent: kwb.Client
@@ -308,182 +294,6 @@ class AgentSdk(unittest.TestCase):
         self.assertEqual(second["verdict"]["profile"]["status"], "not_applicable")
         with self.assertRaises(kwb.NotFoundError):
             self.agent.profile("c-0000000000000000")
-
-    # --- review, library, daemon, tokens ----------------------------------------------------
-
-    def test_review_and_library_calls(self) -> None:
-        tweaked = VECTORIZED.replace("// ", f"// tweaked {uuid.uuid4().hex[:8]}: ", 1)
-        v = self.agent.evaluate("vector_add", tweaked, bench=["n1M"], timeout=300)
-        cid = v["candidate"]
-        self.assertEqual(v["status"], "accepted", v["reason"])
-        twin_verdict = self.agent.evaluate("vector_add", tweaked, bench=["n1M"], timeout=300)
-        self.assertEqual(twin_verdict["status"], "accepted", twin_verdict["reason"])
-        twin = twin_verdict["candidate"]
-        d = self.agent.diff(cid)
-        self.assertEqual((d["id"], d["op"]), (cid, "vector_add"))
-        # The reviewer's evidence: author, bench subset, identical sources, per-workload ± and samples.
-        self.assertEqual((d["author"], d["bench"], d["bench_subset"]), ("sdk-agent", ["n1M"], True))
-        self.assertEqual([o["id"] for o in d["same_source"]], [twin])
-        board = self.agent.leaderboard("vector_add", limit=500)
-        rows = {row["id"]: row for row in board["candidates"]}
-        self.assertIn(cid, rows, board)
-        self.assertIn(twin, rows, board)
-        self.assertEqual({rows[cid]["author"], rows[twin]["author"]}, {"sdk-agent"})
-        self.assertTrue(rows[cid]["bench_subset"])
-        self.assertEqual(sorted([rows[cid]["same_source_as"] is None, rows[twin]["same_source_as"] is None]),
-                         [False, True])
-        self.assertEqual([w["workload"] for w in rows[cid]["workloads"]], ["n1M"])
-        self.assertGreater(rows[cid]["workloads"][0]["samples"], 0)
-        with self.assertRaises(kwb.ForbiddenError):
-            self.agent.review()
-        queue = self.reviewer.review(op="vector_add")
-        self.assertGreaterEqual(queue["pending"], len(queue["candidates"]))
-        for row in queue["candidates"]:
-            self.assertTrue(row["beats_incumbent"], row)
-        self.reviewer.reject(twin, "sdk test: the twin")
-        self.assertEqual(d["incumbent"]["kernel"], "vector_add/cpu/vectorized.cpp")
-        self.assertIn("+// tweaked ", d["diff"])
-        self.assertEqual(self.agent.diff_text(cid), d["diff"])
-        self.assertIn(cid, [row["id"] for row in self.agent.leaderboard("vector_add", limit=500)["candidates"]])
-        lib = self.agent.library()
-        self.assertRegex(lib["commit"], r"^[0-9a-f]{40}$")
-        self.assertIn("row_sum", {e["op"] for e in lib["entries"]})
-        one = self.agent.library("vector_add")
-        self.assertEqual(one["op"], "vector_add")
-        self.assertTrue(one["history"])
-        inc = self.agent.incumbent("vector_add")
-        self.assertEqual(inc["kernel"], "vector_add/cpu/vectorized.cpp")
-
-        rejected = self.reviewer.reject(cid, "sdk test")
-        self.assertEqual((rejected["id"], rejected["decision"], rejected["reason"]), (cid, "rejected", "sdk test"))
-        with self.assertRaises(kwb.ConflictError) as cm:
-            self.reviewer.reject(cid, "again")
-        self.assertEqual(cm.exception.type, "conflict")
-
-        with self.assertRaises(kwb.ForbiddenError):
-            self.agent.retime("vector_add")
-        queued = self.reviewer.retime("vector_add", backend="cpu")
-        self.assertEqual(queued["op"], "vector_add")
-        self.assertEqual([q["backend"] for q in queued["candidates"]], ["cpu"])
-        for q in queued["candidates"]:
-            self.reviewer.cancel(q["id"])
-
-    def test_daemon_and_spec_calls(self) -> None:
-        h = self.agent.health()
-        self.assertEqual((h["status"], h["auth"]), ("ok", True))
-        self.assertIn("cpu", h["backends"])
-        self.assertEqual(self.agent.devices()[0]["kind"], "cpu")
-        device_ids = {d["id"] for d in self.agent.devices()}
-        for gpu in self.agent.gpus():  # none on a machine without a GPU
-            self.assertIn(gpu["device_id"], device_ids | {""})
-        classes = self.agent.device_classes()  # the local machine's: its CPU class first
-        self.assertEqual(classes[0]["kind"], "cpu")
-        self.assertTrue(classes[0]["device_class"].startswith("cpu-"), classes)
-        with self.assertRaises(kwb.ApiError) as refused:
-            self.agent.submit("vector_add", "int x;", device_class="cuda-sm_1000")
-        self.assertEqual(refused.exception.status, 422)
-        self.assertIn(classes[0]["device_class"], str(refused.exception))
-        self.assertIn("entry-signature", [r["id"] for r in self.agent.analysis_rules()["rules"]])
-        self.assertIn("/v1/candidates", self.agent.openapi()["paths"])
-        self.assertIn("kwb_queue_depth", self.agent.metrics())
-        ops = [s["op"] for s in self.agent.specs()]
-        self.assertIn("vector_add", ops)
-        spec = self.agent.spec("vector_add")
-        self.assertEqual(spec["variants"][0]["entry"], "kwb_vector_add_f32")
-        with self.assertRaises(kwb.ForbiddenError):
-            self.agent.add_spec_dir(SOURCE_DIR / "specs" / "vector_add")
-        added = self.reviewer.add_spec_dir(SOURCE_DIR / "specs" / "vector_add")  # the shipped meaning: no change
-        self.assertEqual(added["op"], "vector_add")
-        self.assertIn(added["status"], ("added", "unchanged"))
-        with self.assertRaises(kwb.BadRequestError) as cm:
-            self.reviewer.add_spec({"spec.json": "{", "reference.cpp": ""})
-        self.assertEqual(cm.exception.type, "invalid_spec")
-        self.assertEqual(cm.exception.body.get("file"), "spec.json")
-
-    def test_tokens(self) -> None:
-        made = self.admin.create_token("agent", "sdk-short-lived")
-        self.assertEqual((made["role"], made["name"]), ("agent", "sdk-short-lived"))
-        listed = [t for t in self.admin.tokens() if t["name"] == "sdk-short-lived"]
-        self.assertEqual(len(listed), 1)
-        user = kwb.Client(self.daemon.url, made["token"])
-        self.assertTrue(user.specs())
-        with self.assertRaises(kwb.ForbiddenError):
-            user.tokens()
-        revoked = self.admin.revoke_token(listed[0]["id"])
-        self.assertTrue(revoked["revoked"])
-        with self.assertRaises(kwb.UnauthorizedError):
-            user.specs()
-        with self.assertRaises(kwb.UnprocessableError) as cm:
-            self.admin.create_token("god")
-        self.assertEqual(cm.exception.type, "invalid_field")
-
-    # --- the command line -------------------------------------------------------------------
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess:
-        env = {**os.environ, "PYTHONPATH": str(SDK_DIR), "KWB_SERVER": self.daemon.url,
-               "KWB_TOKEN": self.agent._http.token}
-        return subprocess.run([sys.executable, "-m", "kwb", *args], env=env, capture_output=True, text=True, timeout=600)
-
-    def test_cli(self) -> None:
-        ok = self.cli("eval", "vector_add", str(SOURCE_DIR / "kernels/vector_add/cpu/vectorized.cpp"), "--bench", "n1M")
-        self.assertEqual(ok.returncode, 0, ok.stderr)
-        v = json.loads(ok.stdout)
-        self.assertEqual((v["status"], v["op"]), ("accepted", "vector_add"))
-        self.assertIn("compile", ok.stderr)  # the progress lines
-        wrong_file = self.daemon.root / "wrong.cpp"
-        wrong_file.write_text(WRONG)
-        wrong = self.cli("eval", "vector_add", str(wrong_file), "--bench", "n1M", "--quiet")
-        self.assertEqual(wrong.returncode, 1, wrong.stderr)
-        self.assertEqual(json.loads(wrong.stdout)["status"], "incorrect")
-        unknown = self.cli("eval", "vector_add", str(wrong_file), "--bench", "n3")
-        self.assertEqual(unknown.returncode, 2)
-        self.assertIn("HTTP 422 unknown_workload", unknown.stderr)
-        spec = self.cli("specs", "vector_add")
-        self.assertEqual(json.loads(spec.stdout)["op"], "vector_add")
-        events = self.cli("events", v["candidate"])
-        lines = [json.loads(x) for x in events.stdout.splitlines()]
-        self.assertEqual(lines[-1]["data"]["state"], "done")
-        missing = self.cli("status", "c-0123456789abcdef")
-        self.assertEqual(missing.returncode, 2)
-        self.assertIn("HTTP 404 not_found", missing.stderr)
-        self.assertEqual(self.cli("frobnicate").returncode, 2)
-
-
-class AgentSdkPackage(unittest.TestCase):
-    def test_sources_are_python_3_9(self) -> None:
-        files = sorted((SDK_DIR / "kwb").rglob("*.py")) + sorted((SOURCE_DIR / "agents" / "examples").glob("*.py"))
-        self.assertTrue(files)
-        for f in files:
-            with self.subTest(file=f.name):
-                ast.parse(f.read_text(), str(f), feature_version=(3, 9))
-
-    def test_pip_installs_the_package_and_its_console_script(self) -> None:
-        # pip, and setuptools able to build a wheel (its own bdist_wheel from 70.1, else the wheel package)
-        can_build = ("import importlib.util, setuptools, sys; v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]); "
-                     "sys.exit(0 if v >= (70, 1) or importlib.util.find_spec('wheel') else 1)")
-        probes = [[sys.executable, "-m", "pip", "--version"], [sys.executable, "-c", can_build]]
-        if any(subprocess.run(p, capture_output=True).returncode != 0 for p in probes):
-            self.skipTest(f"{sys.executable} cannot build packages offline: it lacks pip, setuptools or wheel "
-                          "(Debian: python3-pip, which brings python3-setuptools and python3-wheel)")
-        target = Path(tempfile.mkdtemp(prefix="kwb-pip-"))
-        self.addCleanup(shutil.rmtree, target, True)
-        build = Path(tempfile.mkdtemp(prefix="kwb-pip-src-"))  # setuptools writes build/ and *.egg-info
-        self.addCleanup(shutil.rmtree, build, True)
-        shutil.copytree(SDK_DIR, build / "python")
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation",
-                            "--no-deps", "--disable-pip-version-check", "--target", str(target), str(build / "python")],
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertTrue((target / "kwb" / "py.typed").exists())
-        script = target / "bin" / "kwb-py"
-        self.assertTrue(script.exists(), sorted(p.name for p in target.iterdir()))
-        env = {**os.environ, "PYTHONPATH": str(target)}
-        out = subprocess.run([sys.executable, str(script), "--help"], env=env, capture_output=True, text=True)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("promote", out.stdout)
-        where = subprocess.run([sys.executable, "-c", "import kwb; print(kwb.__file__)"], env=env, cwd=str(target),
-                               capture_output=True, text=True)
-        self.assertTrue(where.stdout.strip().startswith(str(target)), where.stdout + where.stderr)
 
 
 if __name__ == "__main__":

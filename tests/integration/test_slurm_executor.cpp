@@ -2,6 +2,7 @@
 // verdicts through Slurm jobs, a killed job run again with one verdict, cancellation scancels
 // the job, and a daemon killed with 10 jobs in flight re-attaches to them on restart. Skipped,
 // saying why, only where the Slurm or MUNGE binaries are not installed.
+// The submit-to-start latency figures: test_slurm_latency.cpp.
 #include <httplib.h>
 #include <signal.h>
 
@@ -12,140 +13,13 @@
 #include <map>
 #include <set>
 
-#include "daemon_support.hpp"
 #include "library/device_class.hpp"
 #include "library/repository.hpp"
-#include "light_bench_specs.hpp"
-#include "slurm_cluster.hpp"
+#include "slurm_executor_rig.hpp"
 
 namespace {
 
 using namespace kwb::test;
-
-const char* k_honest =
-    "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) "
-    "{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n";
-const char* k_wrong =
-    "#include <cstdint>\nextern \"C\" void kwb_vector_add_f32(const float* a, const float* b, float* c, int64_t n) "
-    "{ for (int64_t i = 0; i < n; ++i) c[i] = a[i] - b[i]; }\n";
-
-class SlurmExecutor : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (auto why = SlurmCluster::missing(); !why.empty()) GTEST_SKIP() << "no Slurm here: " << why;
-    std::string error;
-    ASSERT_TRUE(m_cluster.start(&error)) << error;
-    char tmpl[] = "/tmp/kwb-slurm-test-XXXXXX";
-    ASSERT_TRUE(::mkdtemp(tmpl));
-    m_root = tmpl;
-    m_specs = light_vector_add_specs(m_root);
-  }
-  void TearDown() override {
-    m_daemon.stop();
-    m_cluster.stop();
-    std::error_code ec;
-    if (!m_root.empty() && !std::getenv("KWB_KEEP_TEST_ROOT")) std::filesystem::remove_all(m_root, ec);
-  }
-
-  std::vector<std::string> args(const std::string& budget_ms, bool slurm = true) const {
-    std::vector<std::string> a = {"--no-auth", "--time-budget-ms", budget_ms, "--specs-dir", m_specs.string()};
-    // The worker's node-local folder: one per build tree, so the node is calibrated once.
-    if (slurm)
-      a.insert(a.end(), {"--executor", "slurm", "--slurm-poll-ms", "100", "--worker-dir",
-                         (bin_dir().parent_path() / "slurm-worker").string()});
-    return a;
-  }
-  void start_daemon(const std::string& budget_ms, bool slurm = true) {
-    std::string error;
-    ASSERT_TRUE(m_daemon.start(args(budget_ms, slurm), m_root / (slurm ? "ws" : "ws-local"), &error)) << error;
-  }
-  httplib::Client client() const {
-    httplib::Client c("127.0.0.1", m_daemon.port());
-    c.set_read_timeout(120, 0);
-    return c;
-  }
-  std::string submit(const std::string& source) {
-    auto r = client().Post("/v1/candidates", nlohmann::json{{"op", "vector_add"}, {"source", source}}.dump(),
-                           "application/json");
-    if (!r || r->status != 202) return "";
-    return nlohmann::json::parse(r->body)["id"];
-  }
-  nlohmann::json get(const std::string& path) const {
-    auto r = client().Get(path);
-    return r ? nlohmann::json::parse(r->body, nullptr, false) : nlohmann::json();
-  }
-  // The candidate once terminal (bounded: `limit_s`).
-  nlohmann::json finished(const std::string& id, int limit_s = 300) const {
-    nlohmann::json got;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
-    do {
-      got = get("/v1/candidates/" + id + "?wait=30");
-      if (got.is_object() && (got["state"] == "done" || got["state"] == "cancelled")) return got;
-    } while (std::chrono::steady_clock::now() < deadline);
-    return got;
-  }
-  std::vector<nlohmann::json> events(const std::string& id, const std::string& kind) const {
-    std::vector<nlohmann::json> out;
-    auto e = get("/v1/candidates/" + id + "/events?wait=0");
-    for (const auto& ev : e["events"])
-      if (ev["kind"] == kind) out.push_back(ev);
-    return out;
-  }
-  // Stage events saying the candidate was submitted to Slurm, one per job.
-  std::set<std::string> slurm_jobs_of(const std::string& id) const {
-    std::set<std::string> jobs;
-    const std::string marker = "submitted as Slurm job ";
-    for (const auto& ev : events(id, "stage")) {
-      std::string detail = ev["data"].value("detail", "");
-      if (auto at = detail.find(marker); at != std::string::npos) {
-        std::string rest = detail.substr(at + marker.size());
-        jobs.insert(rest.substr(0, rest.find(' ')));
-      }
-    }
-    return jobs;
-  }
-  bool in_squeue(const std::string& id) const {
-    for (const auto& line : m_cluster.squeue(""))
-      if (line.ends_with("|kwb-" + id)) return true;
-    return false;
-  }
-  // The pid of the `kwb worker` of candidate `id` once the candidate is in its benchmark stage
-  // (bounded wait), 0 if it never got there.
-  pid_t worker_in_benchmark(const std::string& id) const {
-    pid_t worker = 0;
-    SlurmCluster::wait_for(
-        [&] {
-          if (get("/v1/candidates/" + id)["state"] != "benchmarking") return false;
-          worker = worker_of(id);
-          return worker > 0;
-        },
-        std::chrono::seconds(240));
-    return worker;
-  }
-  // The pid of the `kwb worker` evaluating candidate `id`, 0 if none runs.
-  static pid_t worker_of(const std::string& id) {
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-      const std::string name = entry.path().filename();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string cmd = read_text(entry.path() / "cmdline");
-      std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-      if (cmd.find(" worker --job ") != std::string::npos && cmd.find("/" + id) != std::string::npos)
-        return pid_t(std::stol(name));
-    }
-    return 0;
-  }
-
-  SlurmCluster m_cluster;
-  DaemonProcess m_daemon;
-  std::filesystem::path m_root, m_specs;
-};
-
-std::set<std::string> keys_of(const nlohmann::json& j) {
-  std::set<std::string> out;
-  if (j.is_object())
-    for (const auto& [k, v] : j.items()) out.insert(k);
-  return out;
-}
 
 TEST_F(SlurmExecutor, HonestAndWrongCandidatesGetTheVerdictsOfTheLocalExecutor) {
   start_daemon("20");
@@ -446,73 +320,3 @@ TEST_F(SlurmExecutor, DeviceClassesRouteToTheirPartitionAndListTheNodesCalibrati
 }
 
 }  // namespace
-
-namespace {
-
-int64_t epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Waits (5 ms polls, bounded) for a file holding a millisecond timestamp; -1 when it never came.
-int64_t timestamp_in(const std::filesystem::path& file, std::chrono::seconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::string t = std::filesystem::exists(file) ? read_text(file) : "";
-    if (!t.empty() && t.back() == '\n') return std::stoll(t);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
-}
-
-int64_t median(std::vector<int64_t> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? -1 : v[v.size() / 2];
-}
-
-}  // namespace
-
-// The figures behind docs/fleet.md's choice of one job per candidate (docs/benchmarks/fleet.md):
-// sbatch to the job's first command, against a streaming worker job (already running, polling
-// a folder every 50 ms) picking up a new file.
-TEST_F(SlurmExecutor, SubmitToStartLatencyOfAJobAndOfAStreamingWorker) {
-  const auto dir = m_root / "latency";
-  std::filesystem::create_directories(dir);
-  std::vector<int64_t> job, stream;
-  for (int i = 0; i < 10; ++i) {
-    const auto out = dir / ("start-" + std::to_string(i));
-    const int64_t t0 = epoch_ms();
-    auto r = run_command(m_cluster.tool("sbatch") + " --parsable --output=/dev/null --wrap " +
-                         shell_quote("date +%s%3N > " + out.string()));
-    ASSERT_EQ(r.exit_code, 0) << r.out << m_cluster.logs();
-    const int64_t started = timestamp_in(out, std::chrono::seconds(60));
-    ASSERT_GT(started, 0) << "job " << i << " never started:\n" << m_cluster.logs();
-    job.push_back(started - t0);
-  }
-  const std::string loop = "while true; do for f in " + dir.string() + "/in-*; do [ -e \"$f\" ] || continue; "
-                           "o=$(echo \"$f\" | sed s/in-/out-/); date +%s%3N > \"$o\"; rm -f \"$f\"; done; sleep 0.05; done";
-  auto r = run_command(m_cluster.tool("sbatch") + " --parsable --job-name=stream --output=/dev/null --wrap " +
-                       shell_quote(loop));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  ASSERT_TRUE(SlurmCluster::wait_for(
-      [&] {
-        for (const auto& line : m_cluster.squeue("--states=RUNNING"))
-          if (line.ends_with("|stream")) return true;
-        return false;
-      },
-      std::chrono::seconds(60)));
-  for (int i = 0; i < 10; ++i) {
-    const int64_t t0 = epoch_ms();
-    std::ofstream(dir / ("in-" + std::to_string(i))) << "x\n";
-    const int64_t picked = timestamp_in(dir / ("out-" + std::to_string(i)), std::chrono::seconds(30));
-    ASSERT_GT(picked, 0);
-    stream.push_back(picked - t0);
-  }
-  std::string all_job, all_stream;
-  for (auto v : job) all_job += " " + std::to_string(v);
-  for (auto v : stream) all_stream += " " + std::to_string(v);
-  std::printf("[ slurm    ] submit to start of a job, ms:%s (median %lld)\n", all_job.c_str(), (long long)median(job));
-  std::printf("[ slurm    ] streaming worker pick-up, ms:%s (median %lld)\n", all_stream.c_str(), (long long)median(stream));
-  // An idle node starts a job at once (sched/backfill tries on submission): well under a second.
-  EXPECT_LT(median(job), 5000);
-  EXPECT_LT(median(stream), 1000);
-}

@@ -1,7 +1,7 @@
 // The daemon's pipeline with fake evaluations over a real SQLite store and ledger: exceptions at
 // the lane and worker boundaries, the attempt cap at start-up, a verdict write refused by a full
-// disk, the verdict first and the comparison's decision after it (also after a restart), and a
-// GPU lane of depth 2 (evaluations that share the device side by side, any other alone).
+// disk, the verdict first and the comparison's decision after it (also after a restart). A GPU
+// lane of depth 2: test_pipeline_lanes.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 
 #include "eval/device_lane.hpp"
 #include "exec/pipeline.hpp"
+#include "pipeline_rig.hpp"
 #include "store/database.hpp"
 #include "store/event_repository.hpp"
 #include "temp_dir.hpp"
@@ -24,106 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// Behaviour chosen by the candidate's note.
-class FakeEvaluation : public eval::Evaluation {
- public:
-  FakeEvaluation(std::string note, std::shared_future<void> release, eval::ProgressFn progress = nullptr)
-      : m_note(std::move(note)), m_release(release), m_progress(std::move(progress)) {}
-  bool analyze() override {
-    if (m_note == "throw-in-analyze") throw std::runtime_error("boom from analyze");
-    return true;
-  }
-  bool compile() override { return true; }
-  bool validate() override {
-    if (m_note == "throw-in-validate") throw std::runtime_error("boom from validate");
-    return true;
-  }
-  bool benchmark() override { return true; }
-  bool decide() override {
-    if (m_note == "wait-then-big-verdict") m_release.wait();
-    return true;
-  }
-  core::Verdict verdict() override {
-    core::Verdict v;
-    v.op = "vector_add";
-    v.backend = "cpu";
-    v.status = core::Status::accepted;
-    v.reason = m_note == "wait-then-big-verdict" ? std::string(1 << 20, 'r') : "fine";
-    return v;
-  }
-  std::string device_key() const override { return "cpu"; }
-  void report(const eval::StageEvent& e) override {
-    if (m_progress) m_progress(e);
-  }
-
- private:
-  std::string m_note;
-  std::shared_future<void> m_release;
-  eval::ProgressFn m_progress;
-};
-
-struct Rig {
-  explicit Rig(const fs::path& dir) : db(*store::Database::open(dir / "kwb.db")), objects(dir / "objects") {
-    sha = *objects.put("// source\n");
-  }
-  store::CandidateRecord add(const std::string& note) {
-    store::CandidateRecord r;
-    r.op = "vector_add";
-    r.backend = "cpu";
-    r.source_sha256 = sha;
-    r.source_name = "candidate.cpp";
-    r.note = note;
-    return *store::CandidateRepository(db).insert(r, nullptr);
-  }
-  EvaluationFactory factory() {
-    return [this](const store::CandidateRecord& rec, const std::string&, eval::ProgressFn progress)
-               -> util::Result<std::unique_ptr<eval::Evaluation>> {
-      ++made;
-      return std::make_unique<FakeEvaluation>(rec.note, release, std::move(progress));
-    };
-  }
-  std::optional<store::CandidateRecord> get(const std::string& id) {
-    auto r = store::CandidateRepository(db).find(id);
-    return r && *r ? std::optional(**r) : std::nullopt;
-  }
-  // Polls until `pred` holds (bounded).
-  bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = 20s) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return pred();
-  }
-  bool done(const std::string& id) {
-    auto r = get(id);
-    return r && r->state == core::CandidateState::done;
-  }
-  bool decided(const std::string& id) {
-    auto r = get(id);
-    return r && r->comparison_state == core::ComparisonState::done;
-  }
-  // What the intake does after storing a candidate: the ledger announces it, the pipeline runs it.
-  void submit(Pipeline& p, const store::CandidateRecord& c) {
-    ledger.submitted(c);
-    p.schedule(c);
-  }
-  store::Database db;
-  store::ObjectStore objects;
-  EventHub hub;
-  Ledger ledger{db, hub, LedgerConfig{50ms, 2}};
-  std::string sha;
-  std::atomic<int> made{0};
-  std::promise<void> release_promise;
-  std::shared_future<void> release = release_promise.get_future().share();
-};
-
-PipelineConfig config() {
-  PipelineConfig c;
-  c.compile_workers = 1;
-  return c;
-}
 
 TEST(Pipeline, AnExceptionInAStageBecomesAnErrorVerdictAndTheWorkersCarryOn) {
   test::TempDir dir;
@@ -333,114 +234,6 @@ TEST(Pipeline, AVerdictRefusedByAFullDiskIsRetriedUntilStored) {
   EXPECT_EQ(done.status, "accepted");
   EXPECT_EQ(done.verdict["reason"].get<std::string>().size(), size_t(1 << 20));
   EXPECT_EQ(p.stats().unwritten_verdicts, 0u);
-  p.stop();
-}
-
-// What a depth-2 lane's evaluations saw: how many were in their device stages at once.
-struct LaneProbe {
-  std::mutex mutex;
-  std::condition_variable cv;
-  int active = 0, max_active = 0;
-  int sharing_arrivals = 0;  // sharing evaluations that entered validate so far (never goes down)
-  std::vector<std::string> log;  // "<note>: <active at entry>", "<note>: met" for a rendezvous
-};
-
-// On the lane "gpu-queue"; a note starting "share" shares the device and waits in validate()
-// (bounded) until another sharing evaluation is there too.
-class LaneEvaluation : public eval::Evaluation {
- public:
-  LaneEvaluation(std::string note, LaneProbe& probe) : m_note(std::move(note)), m_probe(probe) {}
-  bool analyze() override { return true; }
-  bool compile() override { return true; }
-  bool validate() override {
-    std::unique_lock lock(m_probe.mutex);
-    ++m_probe.active;
-    m_probe.max_active = std::max(m_probe.max_active, m_probe.active);
-    m_probe.log.push_back(m_note + ": " + std::to_string(m_probe.active));
-    if (shares_device()) {
-      // Sharers arrive in pairs (1 and 2, 3 and 4): each waits until its partner has arrived too,
-      // which it can only do while this one is still on the lane. A count that never goes down:
-      // a partner that met it and left at once cannot hide the meeting from a late wake-up.
-      const int arrival = ++m_probe.sharing_arrivals;
-      const int partner = arrival % 2 ? arrival + 1 : arrival - 1;
-      m_probe.cv.notify_all();
-      if (m_probe.cv.wait_for(lock, 20s, [&] { return m_probe.sharing_arrivals >= partner; }))
-        m_probe.log.push_back(m_note + ": met");
-    }
-    return true;
-  }
-  bool benchmark() override { return true; }
-  bool decide() override {
-    std::lock_guard lock(m_probe.mutex);
-    --m_probe.active;
-    m_probe.cv.notify_all();
-    return true;
-  }
-  core::Verdict verdict() override {
-    core::Verdict v;
-    v.op = "vector_add";
-    v.backend = "cuda";
-    v.status = core::Status::accepted;
-    v.reason = "fine";
-    return v;
-  }
-  std::string device_key() const override { return "gpu-queue"; }
-  bool shares_device() const override { return m_note.starts_with("share"); }
-
- private:
-  std::string m_note;
-  LaneProbe& m_probe;
-};
-
-TEST(Pipeline, ADepthTwoLaneRunsSharingEvaluationsSideBySideAndAnyOtherAlone) {
-  test::TempDir dir;
-  Rig rig(dir.path());
-  LaneProbe probe;
-  EvaluationFactory factory = [&](const store::CandidateRecord& rec, const std::string&,
-                                  eval::ProgressFn) -> util::Result<std::unique_ptr<eval::Evaluation>> {
-    return std::make_unique<LaneEvaluation>(rec.note, probe);
-  };
-  auto lane = std::make_shared<eval::DeviceLane>();
-  lane->device.present = true;
-  lane->device.key = "cuda:0000:01:00.0";
-  PipelineConfig cfg = config();
-  cfg.lanes.push_back({"gpu-queue", lane, 2});
-  rig.ledger.start();
-  Pipeline p(rig.db, rig.objects, factory, rig.ledger, cfg);
-  ASSERT_TRUE(p.start());
-  std::vector<std::string> ids;
-  for (const char* note : {"share-1", "share-2", "alone-1", "share-3", "share-4", "alone-2"}) {
-    auto c = rig.add(note);
-    ids.push_back(c.id);
-    rig.submit(p, c);
-  }
-  const bool all_done = rig.eventually([&] {
-    for (const auto& id : ids)
-      if (!rig.done(id)) return false;
-    return true;
-  });
-  std::lock_guard lock(probe.mutex);
-  std::string log;
-  for (const auto& l : probe.log) log += l + "\n";
-  ASSERT_TRUE(all_done) << log;
-  EXPECT_EQ(probe.max_active, 2) << log;
-  for (const char* note : {"alone-1", "alone-2"})
-    EXPECT_NE(std::find(probe.log.begin(), probe.log.end(), std::string(note) + ": 1"), probe.log.end())
-        << note << " did not have the lane to itself:\n" << log;
-  for (const char* note : {"share-1", "share-2", "share-3", "share-4"})
-    EXPECT_NE(std::find(probe.log.begin(), probe.log.end(), std::string(note) + ": met"), probe.log.end())
-        << note << " never ran beside another sharing evaluation:\n" << log;
-  // The lane's own account follows the stored verdicts (a verdict is visible before the lane
-  // has taken its candidate off).
-  auto lane_settled = [&] {
-    auto lanes = p.stats().lanes;
-    return lanes.size() == 1u && lanes[0].finished == 6u && lanes[0].candidates.empty();
-  };
-  EXPECT_TRUE(rig.eventually(lane_settled));
-  auto lanes = p.stats().lanes;
-  ASSERT_EQ(lanes.size(), 1u);
-  EXPECT_EQ(lanes[0].finished, 6u);
-  EXPECT_TRUE(lanes[0].candidates.empty());
   p.stop();
 }
 
