@@ -12,6 +12,7 @@
 //   reject     a reviewer's Reject records the reason typed
 //   leaderboard sorting and the status filter ask the daemon (server-side)
 //   lineage    the candidate page shows the tree of its attempts with the API's best and latest
+//   samples    a histogram of every timed bench workload's samples, and of its block ratios
 // Screenshots of each page go to a temporary folder, or to $KWB_UI_SHOTS where set
 // (`KWB_UI_SHOTS=docs/ui ctest -R WebUi` refreshes the ones docs/web.md shows): a test run
 // leaves the source tree as it found it.
@@ -152,7 +153,12 @@ try {
   const wrongRows = await page.$$eval('#leaderboard tbody tr td:first-child a', (as) => as.map((a) => a.textContent));
   check('leaderboard: the status filter lists the incorrect candidate', JSON.stringify(wrongRows) === JSON.stringify([wrong]), `rows ${wrongRows}`);
 
-  // The candidate page of the winner: the verdict's values, the diff, the roofline.
+  // The candidate page of the winner: the verdict's values, the diff, the roofline, the samples.
+  // Its decision is in first (the blocks artifact comes with it).
+  const decided = await waitFor(`${winner}'s decision`, async () => {
+    const r = (await daemon.call(agent, 'GET', `/v1/candidates/${winner}`)).json;
+    return r.comparison?.state !== 'pending' ? r : null;
+  });
   await visit(page, `#/candidate/${winner}`, 'candidate');
   await page.waitForSelector('#verdict-table');
   const bench = W.verdict.workloads.filter((w) => w.kind === 'bench');
@@ -173,6 +179,27 @@ try {
   check('roofline: a candidate point per bench workload', JSON.stringify(dots) === JSON.stringify(bench.map((w) => w.name)), `points ${dots}`);
   check('roofline: an incumbent point per bench workload', JSON.stringify(squares) === JSON.stringify(bench.map((w) => w.name)), `points ${squares}`);
   check('roofline: the device\'s calibrated roof is drawn', (await page.$$('svg.roofline path.roof')).length >= 1, 'no roof');
+  // Samples: per bench workload a histogram whose bars hold every sample the API keeps, and one of
+  // the block pairs' ratios the comparison kept.
+  const kept = (await daemon.call(agent, 'GET', `/v1/candidates/${winner}/artifacts/samples`)).json;
+  const keptBlocks = decided.verdict.summary.blocks_sha256 ?
+    (await daemon.call(agent, 'GET', `/v1/candidates/${winner}/artifacts/blocks`)).json : { workloads: [] };
+  const drawn = await page.$$eval('#samples figure.samples-plot', (figs) => {
+    const total = (f, sel) => [...f.querySelectorAll(sel)].reduce((n, r) => n + Number(r.dataset.count), 0);
+    return figs.map((f) => ({ workload: f.dataset.workload, samples: total(f, 'svg.hist-samples rect.bar'),
+      ratios: total(f, 'svg.hist-ratios rect.bar') }));
+  });
+  const count = (a, name, key) => a.workloads.find((k) => k.name === name)?.[key]?.length ?? 0;
+  const wanted = bench.map((w) => ({ workload: w.name, samples: count(kept, w.name, 'samples_ns'),
+    ratios: count(keptBlocks, w.name, 'ratios') }));
+  check('samples: a histogram of every bench workload holds all the samples the API keeps',
+    kept.schema === 'kwb.samples.v1' && wanted.every((w) => w.samples > 0) &&
+    JSON.stringify(drawn.map(({ workload, samples }) => ({ workload, samples }))) === JSON.stringify(wanted.map(({ workload, samples }) => ({ workload, samples }))),
+    `page ${JSON.stringify(drawn)} vs API ${JSON.stringify(wanted)}`);
+  check('samples: the winner\'s comparison kept its block pairs, and each is a histogram of their ratios',
+    !!decided.verdict.summary.blocks_sha256 && wanted.some((w) => w.ratios > 0) &&
+    JSON.stringify(drawn.map((d) => d.ratios)) === JSON.stringify(wanted.map((w) => w.ratios)),
+    `blocks ${decided.verdict.summary.blocks_sha256}; page ${JSON.stringify(drawn)} vs API ${JSON.stringify(wanted)}`);
   const right = await page.$$eval('#diff tr.row-add td:nth-child(4), #diff tr.row-change td:nth-child(4)', (t) => t.map((e) => e.textContent));
   const left = await page.$$eval('#diff tr.row-del td:nth-child(2), #diff tr.row-change td:nth-child(2)', (t) => t.map((e) => e.textContent));
   check('diff: the candidate\'s changed lines are marked on the right',

@@ -1,5 +1,5 @@
-// Hand-written SVG charts: the log-log roofline of a candidate page and the timeline of the
-// library history. Each point is an element with a class and a <title>, so it can be read
+// Hand-written SVG charts: the log-log roofline and the histograms of the samples of a candidate
+// page, and the timeline of the library history. Each point is an element with a class and a <title>, so it can be read
 // (and counted by the browser test) without a chart library.
 import { s, num } from './dom.js';
 
@@ -101,5 +101,52 @@ export function timeline(series, title) {
     c.append(s('title', {}, `${p.label}: ${num(p.value, 3, '×')} the first kernel`));
     svg.append(c);
   }
+  return svg;
+}
+
+// A small histogram of `values` (a workload's samples in ns, or its block ratios). The range is
+// the values' 0.5th to 99.5th percentile, so that a few outliers do not squeeze the rest into a
+// bar or two; values beyond it are counted in the edge bars (the title says how many). `fmt`
+// writes a value for the axis and the bars' titles; `marks` are vertical lines
+// [{value, label, cls}] (the median, a ratio of 1).
+export function histogram(values, { title, fmt = (v) => num(v, 3), marks = [], cls = '' } = {}) {
+  const w = 380, hgt = 150, m = { l: 12, r: 12, t: 10, b: 34 };
+  const svg = s('svg', { viewBox: `0 0 ${w} ${hgt}`, class: `chart histogram ${cls}`.trim(), role: 'img', 'aria-label': title });
+  svg.append(s('title', {}, title));
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!sorted.length) return svg;
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))];
+  let lo = at(0.005), hi = at(0.995);
+  if (!(hi > lo)) { lo = sorted[0] * 0.999 - 1e-12; hi = sorted[sorted.length - 1] * 1.001 + 1e-12; }
+  const bins = Math.max(8, Math.min(32, Math.ceil(Math.sqrt(sorted.length))));
+  const counts = new Array(bins).fill(0);
+  let outside = 0;
+  for (const v of sorted) {
+    if (v < lo || v > hi) ++outside;
+    counts[Math.min(bins - 1, Math.max(0, Math.floor((v - lo) / (hi - lo) * bins)))] += 1;
+  }
+  const top = Math.max(...counts);
+  const x = (v) => m.l + (v - lo) / (hi - lo) * (w - m.l - m.r);
+  const bw = (w - m.l - m.r) / bins;
+  counts.forEach((n, i) => {
+    if (!n) return;
+    const bh = n / top * (hgt - m.t - m.b);
+    const from = lo + (hi - lo) * i / bins, to = lo + (hi - lo) * (i + 1) / bins;
+    svg.append(s('rect', { class: 'bar', x: m.l + i * bw + 0.5, y: hgt - m.b - bh, width: Math.max(1, bw - 1), height: bh, 'data-count': n },
+      s('title', {}, `${fmt(from)} to ${fmt(to)}: ${n}`)));
+  });
+  svg.append(s('line', { class: 'base', x1: m.l, x2: w - m.r, y1: hgt - m.b, y2: hgt - m.b }));
+  for (const [v, anchor] of [[lo, 'start'], [hi, 'end']])
+    svg.append(s('text', { class: 'tick', x: x(v), y: hgt - m.b + 14, 'text-anchor': anchor }, fmt(v)));
+  marks.forEach((k, i) => {
+    if (!(k.value >= lo && k.value <= hi)) return;
+    svg.append(s('line', { class: `mark ${k.cls || ''}`.trim(), x1: x(k.value), x2: x(k.value), y1: m.t, y2: hgt - m.b },
+      s('title', {}, `${k.label}: ${fmt(k.value)}`)));
+    // The first mark's label under the axis, the next inside the plot's top edge (no overlap).
+    const under = i % 2 === 0;
+    svg.append(s('text', { class: `tick mark-label ${k.cls || ''}`.trim(), x: x(k.value) + (under ? 0 : 3),
+      y: under ? hgt - m.b + 28 : m.t + 8, 'text-anchor': under ? 'middle' : 'start' }, `${k.label} ${fmt(k.value)}`));
+  });
+  if (outside) svg.append(s('text', { class: 'tick', x: w - m.r, y: hgt - 4, 'text-anchor': 'end' }, `${outside} beyond the range`));
   return svg;
 }

@@ -1,5 +1,6 @@
 // A candidate: live stage progress (the SSE stream), the verdict per workload with its noise
-// and the comparison with the incumbent, the roofline plot, diagnostics at their source lines,
+// and the comparison with the incumbent, the roofline plot, the histograms of its samples
+// (view_samples.js), diagnostics at their source lines,
 // the side-by-side diff against the incumbent, compiler facts, the review buttons, and the tree of
 // attempts it belongs to (view_lineage.js).
 import { get, text, post, events } from './api.js';
@@ -8,6 +9,7 @@ import { roofline } from './plot.js';
 import { sideBySide, fileNames } from './diff.js';
 import { highlightLine, highlightLines } from './highlight.js';
 import { lineageSection } from './view_lineage.js';
+import { fetchSamples, samplesSection } from './view_samples.js';
 
 const STAGES = ['analyze', 'compile', 'validate', 'benchmark', 'decide'];
 const TERMINAL = new Set(['done', 'cancelled']);
@@ -216,13 +218,13 @@ export async function candidateView(view, id, session) {
       return cand;
     }
     const v = cand.verdict;
-    const [source, diff] = await Promise.all([text(`/v1/candidates/${id}/source`),
-      get(`/v1/candidates/${id}/diff`).catch((e) => ({ error: e }))]);
+    const [source, diff, samples] = await Promise.all([text(`/v1/candidates/${id}/source`),
+      get(`/v1/candidates/${id}/diff`).catch((e) => ({ error: e })), fetchSamples(id, v)]);
     // Verdict first, decision second: while the comparison with the incumbent runs, say so.
     const pending = cand.comparison && cand.comparison.state === 'pending' ?
       h('p', { id: 'comparison-pending', class: 'muted', role: 'status' },
         'Comparison with the incumbent running: the decision follows.') : null;
-    const parts = [pending, verdictTable(v), rooflineSection(v), diagnosticsSection(v, source),
+    const parts = [pending, verdictTable(v), rooflineSection(v), samplesSection(v, samples), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
       factsSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
     clear(body).append(...parts.filter(Boolean));
