@@ -55,8 +55,10 @@ json verdict_summary_schema() {
               {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
               {"decision", or_null(decision)}, {"machine", or_null(machine)},
               {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())},
-              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())}},
-             {"samples_sha256", "blocks_sha256"});
+              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())},
+              {"method", {{"type", {"string", "null"}},
+                          {"description", "the measurement method's salt its times were measured with"}}}},
+             {"samples_sha256", "blocks_sha256", "method"});
 }
 
 json verdict_schema() {

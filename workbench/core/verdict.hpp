@@ -140,6 +140,9 @@ struct Summary {
   // The sha256 of the raw samples (docs/verdict.md "Samples"): each timed workload's samples, and
   // the comparison's block pairs; "" where none were kept.
   std::string samples_sha256, blocks_sha256;
+  // The measurement method's salt it was timed with (core/measurement_method.hpp); "" for
+  // verdicts of before salts.
+  std::string method;
 };
 
 struct Verdict {

@@ -127,7 +127,8 @@ nlohmann::json to_json(const Verdict& v) {
                   {"samples_sha256", v.summary.samples_sha256.empty() ? nlohmann::json(nullptr)
                                                                       : nlohmann::json(v.summary.samples_sha256)},
                   {"blocks_sha256", v.summary.blocks_sha256.empty() ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(v.summary.blocks_sha256)}};
+                                                                    : nlohmann::json(v.summary.blocks_sha256)},
+                  {"method", v.summary.method.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.summary.method)}};
   return j;
 }
 

@@ -169,6 +169,7 @@ util::Result<Verdict> verdict_from_json(const J& j) {
     v.summary.compile_cache = str(s, "compile_cache");
     v.summary.samples_sha256 = str(s, "samples_sha256");
     v.summary.blocks_sha256 = str(s, "blocks_sha256");
+    v.summary.method = str(s, "method");
   }
   return v;
 }

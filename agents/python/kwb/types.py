@@ -145,6 +145,7 @@ class VerdictSummary(TypedDict, total=False):
     compile_cache: Optional[str]
     samples_sha256: Optional[str]  # the raw samples: GET /v1/candidates/{id}/artifacts/samples
     blocks_sha256: Optional[str]   # the comparison's block pairs: .../artifacts/blocks
+    method: Optional[str]          # the measurement method's salt (docs/evaluation.md "Measurement method")
 
 
 class ProfileOutcome(TypedDict):
