@@ -29,6 +29,8 @@ METHOD_FILES = [
     "workbench/eval/runner_client_timing.cpp",  # the CPU flush and clock
     "sandbox/gpu_runner/timing_batch.cpp",      # the GPU flush and clocks
     "workbench/library/decision.cpp",           # labels and the decision rule
+    "workbench/eval/config_choice.cpp",         # choosing among tunable configs
+    "workbench/eval/cuda_config_rounds.cpp",    # their round-robin blocks
 ]
 
 

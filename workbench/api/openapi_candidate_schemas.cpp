@@ -85,8 +85,15 @@ json verdict_schema() {
                        {"vs_incumbent", or_null(number())},
                        {"vs_baseline", or_null(number())},
                        {"comparison", or_null(ref("Comparison"))},
-                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})}},
-                      {"reference", "feedback"});  // verdicts stored before issue 19 have no feedback
+                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})},
+                       {"config_times",
+                        {{"type", "array"},
+                         {"description", "bench, several tunable configs: each timed round-robin, the winner chosen "
+                                         "(docs/cuda.md \"Choosing a config\")"},
+                         {"items", obj({{"config", str()}, {"median_ns", number()}, {"vs_winner", number()},
+                                        {"low", number()}, {"high", number()},
+                                        {"label", str_enum({"winner", "slower", "tie"})}})}}}},
+                      {"reference", "feedback", "config_times"});  // verdicts stored before issue 19 have no feedback
   return obj({{"schema", {{"const", "kwb.verdict.v1"}}},
               {"candidate", str()},
               {"op", str()},

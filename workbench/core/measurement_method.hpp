@@ -9,7 +9,8 @@
 //
 //   m1  the method before salts existed (records written before carry none)
 //   m2  one pass (the candidate timed interleaved with the incumbent), the sequential interval,
-//       GPU blocks of 5 ms
+//       GPU blocks of 5 ms, tunable configs chosen from round-robin blocks and the winner timed
+//       in a pass of its own
 namespace kwb::core {
 
 inline constexpr const char* k_measurement_method = "m2";

@@ -90,6 +90,16 @@ struct RooflineResult {
   std::optional<double> pct_bw_sheet, pct_flops_sheet;
 };
 
+// One tunable config of a bench workload, as the round-robin choice saw it (docs/cuda.md
+// "Choosing a config").
+struct ConfigTime {
+  std::string config;       // its label ("BLOCK=256")
+  double median_ns = 0;     // of its round-robin blocks' medians
+  double vs_winner = 1;     // its time / the winner's (per-round ratios' median)
+  double low = 1, high = 1; // their interval
+  std::string label;        // "winner" | "slower" | "tie"
+};
+
 struct WorkloadResult {
   std::string name;
   std::string kind;  // "test" | "bench"
@@ -108,6 +118,7 @@ struct WorkloadResult {
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
   std::optional<Comparison> comparison;             // the interleaved A/B comparison behind vs_incumbent
   std::optional<WorkloadFeedback> feedback;         // bench, timed: config and roofline position (core/feedback.hpp)
+  std::vector<ConfigTime> config_times;             // bench, several tunable configs: how the winner was chosen
 };
 
 // The library kernel a verdict was compared with (docs/library.md).

@@ -98,6 +98,16 @@ class WorkloadResult(TypedDict, total=False):
     vs_incumbent: Optional[float]
     vs_baseline: Optional[float]
     comparison: Optional[Comparison]
+    config_times: List["ConfigTime"]  # several tunable configs: how the winner was chosen
+
+
+class ConfigTime(TypedDict):
+    config: str
+    median_ns: float
+    vs_winner: float
+    low: float
+    high: float
+    label: str  # winner | slower | tie
 
 
 class Diagnostic(TypedDict, total=False):
