@@ -56,8 +56,10 @@ json verdict_summary_schema() {
               {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
               {"decision", or_null(decision)}, {"machine", or_null(machine)},
               {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())},
-              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())}},
-             {"samples_sha256", "blocks_sha256"});
+              {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())},
+              {"method", {{"type", {"string", "null"}},
+                          {"description", "the measurement method's salt its times were measured with"}}}},
+             {"samples_sha256", "blocks_sha256", "method"});
 }
 
 json verdict_schema() {
@@ -84,8 +86,15 @@ json verdict_schema() {
                        {"vs_incumbent", or_null(number())},
                        {"vs_baseline", or_null(number())},
                        {"comparison", or_null(ref("Comparison"))},
-                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})}},
-                      {"reference", "feedback"});  // verdicts stored before issue 19 have no feedback
+                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})},
+                       {"config_times",
+                        {{"type", "array"},
+                         {"description", "bench, several tunable configs: each timed round-robin, the winner chosen "
+                                         "(docs/cuda.md \"Choosing a config\")"},
+                         {"items", obj({{"config", str()}, {"median_ns", number()}, {"vs_winner", number()},
+                                        {"low", number()}, {"high", number()},
+                                        {"label", str_enum(core::config_label_names())}})}}}},
+                      {"reference", "feedback", "config_times"});  // verdicts stored before issue 19 have no feedback
   return obj({{"schema", {{"const", "kwb.verdict.v1"}}},
               {"candidate", str()},
               {"op", str()},

@@ -34,6 +34,19 @@ constexpr std::array<std::pair<ComparisonStop, std::string_view>, 3> k_compariso
     {ComparisonStop::max_blocks, "max_blocks"},
 }};
 
+constexpr std::array<std::pair<ConfigLabel, std::string_view>, 3> k_config_labels = {{
+    {ConfigLabel::winner, "winner"},
+    {ConfigLabel::slower, "slower"},
+    {ConfigLabel::tie, "tie"},
+}};
+
+template <typename E, size_t N>
+std::vector<std::string> names_in(const std::array<std::pair<E, std::string_view>, N>& table) {
+  std::vector<std::string> out;
+  for (const auto& [e, name] : table) out.emplace_back(name);
+  return out;
+}
+
 template <typename E, size_t N>
 std::string_view name_in(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
   for (const auto& [e, name] : table)
@@ -61,13 +74,13 @@ std::string_view comparison_label_name(ComparisonLabel l) { return name_in(k_com
 std::optional<ComparisonLabel> parse_comparison_label(std::string_view name) {
   return parse_in(k_comparison_labels, name);
 }
-std::vector<std::string> comparison_label_names() {
-  std::vector<std::string> out;
-  for (const auto& [label, name] : k_comparison_labels) out.emplace_back(name);
-  return out;
-}
+std::vector<std::string> comparison_label_names() { return names_in(k_comparison_labels); }
 
 std::string_view comparison_stop_name(ComparisonStop s) { return name_in(k_comparison_stops, s); }
 std::optional<ComparisonStop> parse_comparison_stop(std::string_view name) { return parse_in(k_comparison_stops, name); }
+
+std::string_view config_label_name(ConfigLabel l) { return name_in(k_config_labels, l); }
+std::optional<ConfigLabel> parse_config_label(std::string_view name) { return parse_in(k_config_labels, name); }
+std::vector<std::string> config_label_names() { return names_in(k_config_labels); }
 
 }  // namespace kwb::core

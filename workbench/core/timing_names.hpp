@@ -1,6 +1,7 @@
 #pragma once
 // The named kinds of a timing (kwb.verdict.v1, docs/verdict.md): why a workload's timing stopped
-// and which clock took it, and an interleaved comparison's label and why it stopped. One table of
+// and which clock took it, an interleaved comparison's label and why it stopped, and a tunable
+// config's label in the choice among configs. One table of
 // names each; core::TimeStats and core::Comparison carry the names as strings (they are written
 // into the verdict as they are), and code that decides by them uses these enums.
 #include <optional>
@@ -36,5 +37,12 @@ std::vector<std::string> comparison_label_names();  // faster, slower, same, und
 enum class ComparisonStop { settled, budget, max_blocks };
 std::string_view comparison_stop_name(ComparisonStop s);
 std::optional<ComparisonStop> parse_comparison_stop(std::string_view name);
+
+// ConfigTime::label (core/verdict.hpp, eval/config_choice.hpp): the config chosen, one slower
+// than it by its interval, or one that cannot be told apart from it (the interval holds 1).
+enum class ConfigLabel { winner, slower, tie };
+std::string_view config_label_name(ConfigLabel l);
+std::optional<ConfigLabel> parse_config_label(std::string_view name);
+std::vector<std::string> config_label_names();  // winner, slower, tie
 
 }  // namespace kwb::core

@@ -38,8 +38,8 @@ struct TimeStats {
   double mean_stderr_pct = 0; // relative standard error of the mean (the stopping criterion)
   int samples = 0;
   int discarded = 0;
-  std::string stop_reason;  // "converged" | "budget" | "max_samples"
-  std::string clock;        // "steady_clock" | "cuda_event" | "cupti_kernel" | "mixed"
+  std::string stop_reason;  // core::TimingStop's name (core/timing_names.hpp): "converged", "budget", ...
+  std::string clock;        // core::TimingClock's name: "steady_clock", "cuda_event", "cupti_kernel", "mixed"
   bool cold = true;         // caches flushed before each sample
   // GPU: an empty kernel timed the same way (after the flush, by the same clock), once per runner
   // session: the floor of what the clock reads (CUDA events: the launch latency in the window;
@@ -59,7 +59,7 @@ struct TimeStats {
 // An interleaved A/B comparison of one bench workload with the incumbent (docs/library.md
 // "Decide"): both timed in the same device slot, alternating in blocks on the same inputs.
 struct Comparison {
-  std::string label;           // "faster" | "slower" | "same" | "undecided"
+  std::string label;           // core::ComparisonLabel's name: "faster", "slower", "same", "undecided"
   double ratio = 0;            // incumbent time / candidate time, median of the per-block ratios (> 1: faster)
   double low = 0, high = 0;    // its distribution-free confidence interval (order statistics)
   double confidence = 0;       // of the interval
@@ -67,7 +67,7 @@ struct Comparison {
   int samples = 0;             // calls timed per side
   double candidate_ns = 0, incumbent_ns = 0;  // medians of all samples of each side
   double ms = 0;               // wall time of the comparison
-  std::string stop_reason;     // "settled" | "budget" | "max_blocks"
+  std::string stop_reason;     // core::ComparisonStop's name: "settled", "budget", "max_blocks"
   // The blocks themselves (each pair's ratio, both sides' samples): kept with the candidate as its
   // blocks artifact, not written into the verdict's JSON.
   std::vector<double> block_ratios, candidate_samples_ns, incumbent_samples_ns;
@@ -90,6 +90,16 @@ struct RooflineResult {
   std::optional<double> pct_bw_sheet, pct_flops_sheet;
 };
 
+// One tunable config of a bench workload, as the round-robin choice saw it (docs/cuda.md
+// "Choosing a config").
+struct ConfigTime {
+  std::string config;       // its label ("BLOCK=256")
+  double median_ns = 0;     // of its round-robin blocks' medians
+  double vs_winner = 1;     // its time / the winner's (per-round ratios' median)
+  double low = 1, high = 1; // their interval
+  std::string label;        // core::ConfigLabel's name: "winner", "slower", "tie"
+};
+
 struct WorkloadResult {
   std::string name;
   std::string kind;  // "test" | "bench"
@@ -108,6 +118,7 @@ struct WorkloadResult {
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
   std::optional<Comparison> comparison;             // the interleaved A/B comparison behind vs_incumbent
   std::optional<WorkloadFeedback> feedback;         // bench, timed: config and roofline position (core/feedback.hpp)
+  std::vector<ConfigTime> config_times;             // bench, several tunable configs: how the winner was chosen
 };
 
 // The library kernel a verdict was compared with (docs/library.md).
@@ -140,6 +151,9 @@ struct Summary {
   // The sha256 of the raw samples (docs/verdict.md "Samples"): each timed workload's samples, and
   // the comparison's block pairs; "" where none were kept.
   std::string samples_sha256, blocks_sha256;
+  // The measurement method's salt it was timed with (core/measurement_method.hpp); "" for
+  // verdicts of before salts.
+  std::string method;
 };
 
 struct Verdict {

@@ -77,6 +77,12 @@ nlohmann::json to_json(const WorkloadResult& w) {
   j["vs_baseline"] = w.vs_baseline ? nlohmann::json(*w.vs_baseline) : nlohmann::json(nullptr);
   j["comparison"] = w.comparison ? to_json(*w.comparison) : nlohmann::json(nullptr);
   j["feedback"] = w.feedback ? to_json(*w.feedback) : nlohmann::json(nullptr);
+  if (!w.config_times.empty()) {
+    j["config_times"] = nlohmann::json::array();
+    for (const auto& c : w.config_times)
+      j["config_times"].push_back({{"config", c.config}, {"median_ns", c.median_ns}, {"vs_winner", c.vs_winner},
+                                   {"low", c.low}, {"high", c.high}, {"label", c.label}});
+  }
   return j;
 }
 
@@ -127,7 +133,8 @@ nlohmann::json to_json(const Verdict& v) {
                   {"samples_sha256", v.summary.samples_sha256.empty() ? nlohmann::json(nullptr)
                                                                       : nlohmann::json(v.summary.samples_sha256)},
                   {"blocks_sha256", v.summary.blocks_sha256.empty() ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(v.summary.blocks_sha256)}};
+                                                                    : nlohmann::json(v.summary.blocks_sha256)},
+                  {"method", v.summary.method.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.summary.method)}};
   return j;
 }
 

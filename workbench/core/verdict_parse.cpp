@@ -94,6 +94,11 @@ WorkloadResult workload(const J& w) {
                               num(c, "ms"),             str(c, "stop_reason")};
   }
   if (w.contains("feedback") && w["feedback"].is_object()) r.feedback = workload_feedback_from_json(w["feedback"]);
+  if (w.contains("config_times") && w["config_times"].is_array())
+    for (const auto& c : w["config_times"])
+      if (c.is_object())
+        r.config_times.push_back({c.value("config", std::string()), c.value("median_ns", 0.0), c.value("vs_winner", 1.0),
+                                  c.value("low", 1.0), c.value("high", 1.0), c.value("label", std::string())});
   return r;
 }
 
@@ -169,6 +174,7 @@ util::Result<Verdict> verdict_from_json(const J& j) {
     v.summary.compile_cache = str(s, "compile_cache");
     v.summary.samples_sha256 = str(s, "samples_sha256");
     v.summary.blocks_sha256 = str(s, "blocks_sha256");
+    v.summary.method = str(s, "method");
   }
   return v;
 }

@@ -1,5 +1,7 @@
 #include "eval/basic_evaluation.hpp"
 
+#include "core/measurement_method.hpp"
+
 #include <fmt/format.h>
 
 #include "analysis/analyzer.hpp"
@@ -20,6 +22,7 @@ BasicEvaluation::BasicEvaluation(const core::Spec& spec, ReferenceOpener referen
   m_verdict.op = spec.op;
   m_verdict.spec_version = spec.version;
   m_verdict.backend = core::backend_name(backend);  // the form's name, written here only
+  m_verdict.summary.method = core::k_measurement_method;
 }
 
 void BasicEvaluation::emit(Stage s, bool finished, std::string detail) {

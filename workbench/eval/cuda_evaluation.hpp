@@ -20,6 +20,7 @@
 #include "eval/cuda_device.hpp"
 #include "eval/cuda_session.hpp"
 #include "eval/basic_evaluation.hpp"
+#include "eval/config_choice.hpp"
 #include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
@@ -111,6 +112,9 @@ class CudaEvaluation : public BasicEvaluation {
   void configure_test_harness(WorkloadHarness& h) override;
   bool cross_check_reference(WorkloadHarness& h) override;  // cuda_gpu_reference.cpp
   bool run_bench();
+  // Several configs: each timed in round-robin blocks on the harness's inputs, the winner chosen
+  // (config_choice.hpp); nothing when the verdict was decided meanwhile.
+  std::optional<ConfigChoice> choose_config_for(const core::Workload& w, WorkloadHarness& h);
   // The spec's GPU reference (docs/specs.md "GPU references"), where it has a plan for this
   // variant and the device is present: compiled and its session started by compile(), opened by
   // start_runner(), cross-checked on every test workload, then judging the bench workloads it names.

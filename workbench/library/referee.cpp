@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/backend.hpp"
+#include "core/measurement_method.hpp"
 #include "eval/machine_state.hpp"
 #include "eval/paired_timing.hpp"
 #include "library/device_class.hpp"
@@ -73,7 +74,11 @@ std::string base_toolchain(const std::string& toolchain, const std::vector<std::
   return toolchain;
 }
 
-store::TuningIdentity identity_of(const core::Verdict& v) { return {v.device, v.toolchain, KWB_VERSION, v.spec_version}; }
+std::string measured_by_method() { return std::string(KWB_VERSION) + "+" + core::k_measurement_method; }
+
+store::TuningIdentity identity_of(const core::Verdict& v) {
+  return {v.device, v.toolchain, measured_by_method(), v.spec_version};
+}
 
 std::vector<store::TuningRecord> records_of(const core::Verdict& v, const std::string& source_sha256,
                                             const std::string& measured_by) {
@@ -183,7 +188,7 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
   // missing are timed in its own benchmark stage (for the leaderboard; the decision does not
   // use them).
   const auto& flags = incumbent_ref.flags;
-  store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), KWB_VERSION, v.spec_version};
+  store::TuningIdentity inc_id{v.device, base_toolchain(v.toolchain, cand.flags), measured_by_method(), v.spec_version};
   for (const auto& f : flags) inc_id.toolchain += " " + f;
   if (auto r = tuning.mark_stale_except(v.op, v.variant, v.backend, ref.source_sha256, inc_id); !r)
     spdlog::warn("candidate {}: stale tuning records of {} not marked: {}", cand.id, entry->kernel, r.error().what());

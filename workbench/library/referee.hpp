@@ -45,6 +45,9 @@ std::string device_class(const core::Verdict& v);
 std::string device_class(const core::Verdict& v, const std::string& recorded);
 // The verdict's toolchain without the candidate's own flags (what a library kernel compiles with).
 std::string base_toolchain(const std::string& toolchain, const std::vector<std::string>& flags);
+// The workbench version and the measurement method's salt (core/measurement_method.hpp): the
+// `workbench` part of a tuning record's identity ("0.1.0+m2").
+std::string measured_by_method();
 // The identity a verdict's timings were measured under.
 store::TuningIdentity identity_of(const core::Verdict& v);
 // Tuning records of a verdict's timed bench workloads (spec params and tunables together).

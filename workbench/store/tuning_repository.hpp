@@ -18,7 +18,7 @@ namespace kwb::store {
 struct TuningIdentity {
   std::string device;     // e.g. "NVIDIA H200 (sm_90, 132 SMs, CUDA driver 13.0)"
   std::string toolchain;  // compiler, version and every flag
-  std::string workbench;  // KWB_VERSION
+  std::string workbench;  // KWB_VERSION + "+" + the measurement method's salt (core/measurement_method.hpp)
   int spec_version = 0;   // the version of the op's spec the kernel was validated under
   bool operator==(const TuningIdentity&) const = default;
 };

@@ -12,8 +12,9 @@ from .response_types.common import JSON, Number, NumberOrText
 from .response_types.candidates import (Links, Submission, ProfileQueued, CandidateComparison, Candidate,
                                         CandidatePage, AttemptNode, Lineage, Attempts, Event, EventsPage,
                                         CancelResult)
-from .response_types.verdicts import (FirstMismatch, TimeStats, Roofline, Comparison, WorkloadResult, Diagnostic,
-                                      Decision, IncumbentRef, Machine, VerdictSummary, ProfileOutcome, Verdict)
+from .response_types.verdicts import (FirstMismatch, TimeStats, Roofline, Comparison, WorkloadResult, ConfigTime,
+                                      Diagnostic, Decision, IncumbentRef, Machine, VerdictSummary, ProfileOutcome,
+                                      Verdict)
 from .response_types.library import (DiffRow, SameSource, Diff, Promotion, Rejection, WorkloadEvidence,
                                      LeaderboardComparison, LeaderboardRow, Leaderboard, ReviewRow, ReviewQueue,
                                      DispatchConfig, DispatchEntry, LibraryCommit, Library, RetimeQueued, Retime)
@@ -24,7 +25,7 @@ from .response_types.daemon import (Health, Device, Gpu, DeviceClass, CreatedTok
 __all__ = [
     "JSON", "Number", "NumberOrText", "Links", "Submission", "ProfileQueued", "CandidateComparison",
     "Candidate", "CandidatePage", "AttemptNode", "Lineage", "Attempts", "Event", "EventsPage", "CancelResult",
-    "FirstMismatch", "TimeStats", "Roofline", "Comparison", "WorkloadResult", "Diagnostic", "Decision",
+    "FirstMismatch", "TimeStats", "Roofline", "Comparison", "WorkloadResult", "ConfigTime", "Diagnostic", "Decision",
     "IncumbentRef", "Machine", "VerdictSummary", "ProfileOutcome", "Verdict", "DiffRow", "SameSource", "Diff",
     "Promotion", "Rejection", "WorkloadEvidence", "LeaderboardComparison", "LeaderboardRow", "Leaderboard",
     "ReviewRow", "ReviewQueue", "DispatchConfig", "DispatchEntry", "LibraryCommit", "Library", "RetimeQueued",

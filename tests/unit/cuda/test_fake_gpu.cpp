@@ -81,6 +81,21 @@ TEST_F(FakeGpu, ShippedVectorAddIsAcceptedWithTimesPerConfig) {
   EXPECT_EQ(w["time"]["clock"], "cuda_event");
   EXPECT_GT(w["time"]["median_ns"].get<double>(), 0);
   EXPECT_TRUE(w["params"].contains("BLOCK")) << "the best config is reported: " << w["params"].dump();
+  // Its two configs were timed round-robin and one chosen (docs/cuda.md "Choosing a config"):
+  // every config listed with its interval against the winner, whose values are in the params.
+  ASSERT_TRUE(w["config_times"].is_array()) << w.dump();
+  ASSERT_EQ(w["config_times"].size(), 2u) << w["config_times"].dump();
+  int winners = 0;
+  for (const auto& c : w["config_times"]) {
+    EXPECT_LE(c["low"].get<double>(), c["high"].get<double>()) << c.dump();
+    if (c["label"] == "winner") {
+      ++winners;
+      EXPECT_EQ(c["config"], "BLOCK=" + std::to_string(w["params"]["BLOCK"].get<int64_t>())) << w.dump();
+    } else {
+      EXPECT_TRUE(c["label"] == "slower" || c["label"] == "tie") << c.dump();
+    }
+  }
+  EXPECT_EQ(winners, 1);
   EXPECT_TRUE(w["roofline"]["pct_bw"].is_number());
   EXPECT_TRUE(w["roofline"]["pct_bw_sheet"].is_null()) << "no data sheet for the fake model: " << w["roofline"];
   // 9 test workloads x 3 distributions x 2 runs x 2 configs, as checks of input sets.
@@ -125,7 +140,7 @@ TEST_F(FakeGpu, CompareTimesTheIncumbentInterleavedInItsOwnGpuSession) {
   const auto& w = r.verdict["workloads"].back();
   ASSERT_TRUE(w["comparison"].is_object()) << r.verdict["reason"];
   const auto& c = w["comparison"];
-  EXPECT_GE(c["blocks"].get<int>(), 10);
+  EXPECT_GE(c["blocks"].get<int>(), 9) << "the stopping rule's first look (eval/sequential_interval.hpp)";
   EXPECT_LE(c["low"].get<double>(), c["ratio"].get<double>());
   EXPECT_LE(c["ratio"].get<double>(), c["high"].get<double>());
   EXPECT_TRUE(c["label"] == "same" || c["label"] == "undecided" || c["label"] == "faster" || c["label"] == "slower");

@@ -73,6 +73,16 @@ class WorkloadResult(TypedDict, total=False):
     vs_incumbent: Optional[float]
     vs_baseline: Optional[float]
     comparison: Optional[Comparison]
+    config_times: List["ConfigTime"]  # several tunable configs: how the winner was chosen
+
+
+class ConfigTime(TypedDict):
+    config: str
+    median_ns: float
+    vs_winner: float
+    low: float
+    high: float
+    label: str  # winner | slower | tie
 
 
 class Diagnostic(TypedDict, total=False):
@@ -120,6 +130,7 @@ class VerdictSummary(TypedDict, total=False):
     compile_cache: Optional[str]
     samples_sha256: Optional[str]  # the raw samples: GET /v1/candidates/{id}/artifacts/samples
     blocks_sha256: Optional[str]   # the comparison's block pairs: .../artifacts/blocks
+    method: Optional[str]          # the measurement method's salt (docs/evaluation.md "Measurement method")
 
 
 class ProfileOutcome(TypedDict):

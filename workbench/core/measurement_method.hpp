@@ -1,0 +1,18 @@
+#pragma once
+// The measurement method's salt (docs/evaluation.md "Measurement method"): part of every tuning
+// record's identity (with the workbench version) and of every verdict (summary.method), so that a
+// time measured by another method — another flush, clock, stopping rule or comparison — never
+// passes for one measured by this one. Bump it with any change to those: the files that make the
+// method are fingerprinted in tests/tree/measurement_method.json, and the ctest
+// MeasurementMethodSalt fails when one of them changes while the salt stays the same
+// (tests/tree/check_measurement_method.py says how to re-record).
+//
+//   m1  the method before salts existed (records written before carry none)
+//   m2  one pass (the candidate timed interleaved with the incumbent), the sequential interval,
+//       GPU blocks of 5 ms, tunable configs chosen from round-robin blocks and the winner timed
+//       in a pass of its own
+namespace kwb::core {
+
+inline constexpr const char* k_measurement_method = "m2";
+
+}  // namespace kwb::core
