@@ -1,4 +1,4 @@
-// The named kinds of a timing (core/timing_names.hpp): each has one name that parses back, the
+// The named kinds of a timing and of a config choice (core/timing_names.hpp): each has one name that parses back, the
 // verdict's names exactly, and an unknown name parses to none.
 #include <gtest/gtest.h>
 
@@ -16,6 +16,8 @@ TEST(TimingNames, EveryKindHasOneNameThatParsesBack) {
     EXPECT_EQ(parse_comparison_label(comparison_label_name(l)), l) << comparison_label_name(l);
   for (auto s : {ComparisonStop::settled, ComparisonStop::budget, ComparisonStop::max_blocks})
     EXPECT_EQ(parse_comparison_stop(comparison_stop_name(s)), s) << comparison_stop_name(s);
+  for (auto l : {ConfigLabel::winner, ConfigLabel::slower, ConfigLabel::tie})
+    EXPECT_EQ(parse_config_label(config_label_name(l)), l) << config_label_name(l);
 }
 
 TEST(TimingNames, TheNamesAreTheVerdictsNames) {
@@ -26,6 +28,7 @@ TEST(TimingNames, TheNamesAreTheVerdictsNames) {
   EXPECT_EQ(timing_clock_name(TimingClock::cupti_kernel), "cupti_kernel");
   EXPECT_EQ(comparison_label_names(), (std::vector<std::string>{"faster", "slower", "same", "undecided"}));
   EXPECT_EQ(comparison_stop_name(ComparisonStop::max_blocks), "max_blocks");
+  EXPECT_EQ(config_label_names(), (std::vector<std::string>{"winner", "slower", "tie"}));
   EXPECT_TRUE(timed_by_cupti(TimingClock::mixed));
   EXPECT_TRUE(timed_by_cupti(TimingClock::cupti_kernel));
   EXPECT_FALSE(timed_by_cupti(TimingClock::cuda_event));
@@ -37,6 +40,7 @@ TEST(TimingNames, AnUnknownNameParsesToNone) {
   EXPECT_FALSE(parse_timing_clock("cupti"));  // the --gpu-clock option's word, not a verdict's clock
   EXPECT_FALSE(parse_comparison_label("Faster"));
   EXPECT_FALSE(parse_comparison_stop(""));
+  EXPECT_FALSE(parse_config_label("chosen"));
 }
 
 }  // namespace
