@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/dtype.hpp"
 #include "core/launch_plan.hpp"
 
@@ -75,6 +76,7 @@ struct Workload {
       if (b == backend) return true;
     return false;
   }
+  bool runs_on(Backend b) const { return runs_on(backend_name(b)); }
 };
 
 // A vendor baseline (cuBLAS, CUB, ...): a trusted `cuda-launcher` source next to spec.json that

@@ -28,7 +28,7 @@ void add_occupancy(core::ConfigFacts& facts, const core::LaunchPlan& plan, const
   auto arch = build::arch_limits(facts.arch);
   if (!arch) return;
   for (const auto& w : bench) {
-    if (!w.runs_on("cuda")) continue;
+    if (!w.runs_on(core::Backend::cuda)) continue;
     auto dims = spec::resolve_launches(plan, config, w.params, file, w.name, limits);
     if (!dims) continue;  // analyze() already refused plans that do not resolve
     for (size_t i = 0; i < dims->size() && i < plan.launches.size(); ++i) {

@@ -71,7 +71,7 @@ bool CudaPlanEvaluation::analyze() {
   using List = const std::vector<core::Workload>*;
   for (List list : {List(&m_test_workloads), List(&m_spec.bench_workloads)})
     for (const auto& w : *list) {
-      if (!w.runs_on("cuda")) continue;
+      if (!w.runs_on(core::Backend::cuda)) continue;
       for (const auto& c : m_configs) {
         auto dims = spec::resolve_launches(m_plan, c, w.params, file, w.name, limits);
         util::Result<int64_t> ws = dims ? spec::resolve_workspace(m_plan, c, w.params, file, w.name, limits)

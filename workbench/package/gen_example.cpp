@@ -51,7 +51,7 @@ util::Result<std::string> check_function(const Target& t) {
       for (int64_t d : *shape) n *= size_t(d);
       sizes += fmt::format("{}{}", sizes.empty() ? "" : ", ", n);
     }
-    bool cpu = w->runs_on("cpu"), cuda = w->runs_on("cuda");
+    bool cpu = w->runs_on(core::Backend::cpu), cuda = w->runs_on(core::Backend::cuda);
     if (bench) {
       const spec::Env env(w->params.begin(), w->params.end());
       auto bytes = spec::evaluate(t.variant->roofline.bytes, env), flops = spec::evaluate(t.variant->roofline.flops, env);

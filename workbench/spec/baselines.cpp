@@ -2,6 +2,7 @@
 // sources next to spec.json. Each is validated and its source read into core::Baseline::source.
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
 #include "spec/loader_parts.hpp"
 
 namespace kwb::spec::detail {
@@ -9,7 +10,7 @@ namespace kwb::spec::detail {
 namespace {
 
 // The only form whose host code can call a vendor library (cuBLAS handles, CUB dispatch).
-constexpr std::string_view k_backend = "cuda-launcher";
+const std::string_view k_backend = core::backend_name(core::Backend::cuda_launcher);
 
 bool read_variant_list(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
                        core::Baseline& b) {

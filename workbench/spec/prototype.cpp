@@ -1,5 +1,7 @@
 #include "spec/prototype.hpp"
 
+#include "core/backend.hpp"
+
 namespace kwb::spec {
 
 std::string c_type_name(core::DType t, bool cuda) {
@@ -39,11 +41,12 @@ EntryParam scalar_param(const std::string& name, bool kernel) {
 }
 
 std::vector<EntryParam> entry_params(const core::Spec& spec, const core::Variant& v, const std::string& backend) {
-  const bool cuda = backend != "cpu", kernel = backend == "cuda";
+  const auto form = core::parse_backend(backend);
+  const bool cuda = form != core::Backend::cpu, kernel = form == core::Backend::cuda;
   std::vector<EntryParam> out;
   for (const auto& t : spec.tensors) out.push_back(tensor_param(t, v, cuda));
   for (const auto& p : spec.params) out.push_back(scalar_param(p, kernel));
-  if (backend == "cuda-launcher") out.push_back({EntryParam::Kind::stream, "stream", "cudaStream_t", false});
+  if (form == core::Backend::cuda_launcher) out.push_back({EntryParam::Kind::stream, "stream", "cudaStream_t", false});
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "spec/spec_json.hpp"
 
+#include "core/backend.hpp"
 #include "spec/prototype.hpp"
 #include "spec/templates.hpp"
 
@@ -37,7 +38,7 @@ nlohmann::json params_json(const std::vector<EntryParam>& params) {
 // analyzer's entry-signature findings print), its parameters, and a template to start from.
 nlohmann::json backend_contract(const core::Spec& s, const core::Variant& v, const std::string& backend) {
   auto params = entry_params(s, v, backend);
-  const bool kernel = backend == "cuda";
+  const bool kernel = core::is_backend(backend, core::Backend::cuda);
   nlohmann::json j = {{"prototype", "extern \"C\" " + prototype_text(v.entry, params, kernel)},
                       {"params", params_json(params)}};
   if (kernel) {
@@ -61,7 +62,10 @@ nlohmann::json backend_contract(const core::Spec& s, const core::Variant& v, con
 nlohmann::json contract_json(const core::Spec& s) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& v : s.variants)
-    for (const char* b : k_backends) out[v.name][b] = backend_contract(s, v, b);
+    for (core::Backend form : core::k_backends) {
+      const std::string b(core::backend_name(form));
+      out[v.name][b] = backend_contract(s, v, b);
+    }
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
 #include "spec/prototype.hpp"
 #include "util/fs.hpp"
 
@@ -39,7 +40,8 @@ std::string outputs_text(const core::Spec& spec) {
 
 std::string skeleton(const core::Spec& spec, const core::Variant& v, std::string_view backend) {
   const std::string b(backend);
-  const bool kernel = b == "cuda";
+  const auto form = core::parse_backend(backend);
+  const bool kernel = form == core::Backend::cuda, launcher = form == core::Backend::cuda_launcher;
   auto params = entry_params(spec, v, b);
   std::string head = fmt::format(
       "// {} {} ({}): a skeleton written from the spec's prototype; this spec ships no template for it.\n"
@@ -56,13 +58,13 @@ std::string skeleton(const core::Spec& spec, const core::Variant& v, std::string
                        "  // TODO: compute {} (set grid= and block= in the launch line above)\n}}\n",
                        v.entry, args, v.name, head, includes, prototype_text(v.entry, params, true), outputs_text(spec));
   }
-  std::string includes = b == "cuda-launcher" ? std::string("#include <cstdint>\n#include <cuda_runtime.h>\n") +
+  std::string includes = launcher ? std::string("#include <cstdint>\n#include <cuda_runtime.h>\n") +
                                                     (half ? "#include <cuda_fp16.h>\n" : "") +
                                                     (bf16 ? "#include <cuda_bf16.h>\n" : "")
                                               : "#include <cstdint>\n";
   return fmt::format("{}{}extern \"C\" {} {{\n  // TODO: compute {}{}\n}}\n", head, includes,
                      prototype_text(v.entry, params, false), outputs_text(spec),
-                     b == "cuda-launcher" ? ", launching kernels on `stream` only" : "");
+                     launcher ? ", launching kernels on `stream` only" : "");
 }
 
 }  // namespace
@@ -70,8 +72,11 @@ std::string skeleton(const core::Spec& spec, const core::Variant& v, std::string
 bool is_template_file(std::string_view name) { return name.starts_with("template."); }
 
 std::string template_file_name(std::string_view backend, std::string_view variant) {
-  if (backend == "cuda") return fmt::format("template.{}.cu", variant);
-  if (backend == "cuda-launcher") return fmt::format("template.{}.launcher.cu", variant);
+  switch (core::parse_backend(backend).value_or(core::Backend::cpu)) {
+    case core::Backend::cuda: return fmt::format("template.{}.cu", variant);
+    case core::Backend::cuda_launcher: return fmt::format("template.{}.launcher.cu", variant);
+    case core::Backend::cpu: break;
+  }
   return fmt::format("template.{}.cpp", variant);
 }
 
@@ -83,13 +88,13 @@ std::optional<std::pair<std::string, std::string>> template_role(std::string_vie
     rest.remove_suffix(suffix.size());
     return true;
   };
-  std::string backend;
-  if (strip(".launcher.cu")) backend = "cuda-launcher";
-  else if (strip(".cu")) backend = "cuda";
-  else if (strip(".cpp")) backend = "cpu";
+  core::Backend form;
+  if (strip(".launcher.cu")) form = core::Backend::cuda_launcher;
+  else if (strip(".cu")) form = core::Backend::cuda;
+  else if (strip(".cpp")) form = core::Backend::cpu;
   else return std::nullopt;
   if (rest.find('.') != std::string_view::npos) return std::nullopt;
-  return std::pair{backend, std::string(rest)};
+  return std::pair{std::string(core::backend_name(form)), std::string(rest)};
 }
 
 util::Result<void> read_templates(const fs::path& folder, core::Spec& spec) {

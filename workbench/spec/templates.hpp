@@ -18,8 +18,6 @@
 
 namespace kwb::spec {
 
-inline constexpr const char* k_backends[] = {"cpu", "cuda", "cuda-launcher"};
-
 bool is_template_file(std::string_view name);
 // The file name of a backend's template for a variant, e.g. "template.f32.launcher.cu".
 std::string template_file_name(std::string_view backend, std::string_view variant);

@@ -2,6 +2,7 @@
 // tensor shape and roofline expression must evaluate for every workload.
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
 #include "spec/expr.hpp"
 #include "spec/loader.hpp"
 #include "spec/loader_parts.hpp"
@@ -9,8 +10,6 @@
 namespace kwb::spec::detail {
 
 namespace {
-
-constexpr std::string_view k_backends[] = {"cpu", "cuda", "cuda-launcher"};
 
 bool read_params(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, core::Workload& w) {
   if (!r.any_object(j, path)) return false;
@@ -37,9 +36,8 @@ bool read_backends(Reader& r, const Json& j, const std::string& path, core::Work
     const std::string p = index_path(path, i);
     std::string b;
     if (!r.string(j[i], p, b)) return false;
-    bool known = false;
-    for (auto k : k_backends) known = known || k == b;
-    if (!known) return r.fail(p, fmt::format("unknown backend {} (known: cpu, cuda, cuda-launcher)", j[i].dump()));
+    if (!core::parse_backend(b))
+      return r.fail(p, fmt::format("unknown backend {} (known: {})", j[i].dump(), core::backend_list()));
     if (find_index(w.backends, b) >= 0) return r.fail(p, fmt::format("duplicate backend \"{}\"", b));
     w.backends.push_back(b);
   }

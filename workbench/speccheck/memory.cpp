@@ -87,7 +87,8 @@ void check_memory(const core::Spec& spec, const DeviceLimits& limits, Findings& 
         auto bytes = workload_bytes(spec, var, w, biggest);
         if (!bytes) continue;
         for (const Class* c : {&cpu, &cuda}) {
-          const bool runs = c == &cpu ? w.runs_on("cpu") : (w.runs_on("cuda") || w.runs_on("cuda-launcher"));
+          const bool runs = c == &cpu ? w.runs_on(core::Backend::cpu)
+                                      : (w.runs_on(core::Backend::cuda) || w.runs_on(core::Backend::cuda_launcher));
           if (!runs || *bytes <= c->limit) continue;
           const std::string hint = c == &cpu && w.backends.empty()
                                        ? "; give it \"backends\": [\"cuda\", \"cuda-launcher\"] if it is meant for GPUs"
