@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "eval/cpu_placement.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/runner_timing_util.hpp"
 #include "launcher/sandbox.hpp"
@@ -213,6 +214,16 @@ void RunnerSession::prepare_call(size_t flush_bytes) {
   for (size_t j = 0; j < m_flush.size(); j += 64) m_flush[j] = char(m_flush[j] + 1);
 }
 
+void RunnerSession::place_for_batch() {
+  if (!m_cfg.pin_while_timed || m_cfg.threads != 1 || !m_placement_problem.empty()) return;
+  if (m_cpus.empty()) m_cpus = allowed_cpus();
+  const int cpu = cpu_of_turn(m_cpus, m_placement_turn++);
+  if (auto r = pin_process(m_runner_pid, cpu); !r) m_placement_problem = r.error().what();
+  static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
+  if (trace) std::fprintf(stderr, "kwb runner: batch on cpu %d%s%s\n", cpu, m_placement_problem.empty() ? "" : ": ",
+                          m_placement_problem.c_str());
+}
+
 RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t flush_bytes, int timeout_ms) {
   const char* what = "timing";
   if (!m_view) return std::unexpected(RunnerFailure{core::Status::error, "timing before the arena was mapped"});
@@ -220,6 +231,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     return std::unexpected(RunnerFailure{core::Status::error,
                                          "cannot read the runner's CPU time (/proc/<pid>, clock_getcpuclockid), without "
                                          "which a CPU candidate cannot be timed soundly"});
+  place_for_batch();  // before the request: the runner takes it on its batch's CPU
   const int64_t idle_from = m_idle_from;  // before this request: its processing counts as idle
   const auto asked = std::chrono::steady_clock::now();
   auto ack = request({{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}, {"paced", true}}, timeout_ms, what);

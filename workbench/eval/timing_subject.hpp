@@ -2,6 +2,7 @@
 // One side of an interleaved comparison (paired_timing.hpp): an accepted evaluation's runner,
 // kept open after its benchmark stage, that times blocks of cold calls on a bench workload's
 // inputs, verifies what they leave, and can be frozen while the other side is timed.
+#include <cstdint>
 #include <expected>
 #include <functional>
 #include <memory>
@@ -48,7 +49,9 @@ class TimingSubject {
   // Lays out `w`, loads the inputs of `input_seed` (both sides of a comparison get the same
   // seed, so the same inputs), calls once and verifies.
   std::optional<CheckFailure> begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed);
-  // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call.
+  // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call. The
+  // k-th block since begin() runs on the CPU of placement turn k (RunnerSession::
+  // set_placement_turn): each side times one block per block pair, so a pair shares its core.
   std::expected<std::vector<double>, CheckFailure> block(int calls);
   // Verifies the outputs the last block left.
   std::optional<CheckFailure> verify(const std::string& when);
@@ -69,6 +72,7 @@ class TimingSubject {
   core::WorkloadResult m_result;
   std::unique_ptr<WorkloadHarness> m_harness;
   bool m_uploaded = false;
+  uint64_t m_blocks = 0;  // blocks timed since begin(): the placement turn of the next
 };
 
 }  // namespace kwb::eval
