@@ -126,7 +126,7 @@ bool CpuEvaluation::benchmark() {
 void CpuEvaluation::add_decide_notes() {
   // Comparison with the incumbent's tuning records arrives with the library issue.
   if (!m_opt.benchmark) return;
-  m_verdict.summary.machine = m_watch.state(0);
+  m_verdict.summary.machine = m_watch.state();
   if (m_verdict.summary.machine->busy)
     m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "warning",
                                                      "busy machine during timing (" +
