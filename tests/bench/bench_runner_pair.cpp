@@ -3,7 +3,7 @@
 // that run the same code read, and what that depends on (issue #32; docs/benchmarks/decide.md
 // "Two processes, one kernel"). A benchmark that reports figures, not a test:
 //   build/bin/bench_runner_pair KERNEL.cpp [--n N] [--trials T] [--blocks B] [--spinner]
-//       [--arena fixed|anywhere] [--placement turns|free|split] [--shared-arena] [--no-aslr] [--self]
+//       [--arena fixed|anywhere] [--placement pairs|free|split] [--shared-arena] [--no-aslr] [--self]
 // KERNEL.cpp defines kwb_vector_add_f32 (c = a + b over n floats); it is compiled here with the
 // workbench's CPU flags. Each trial starts runners A and B on it, each with its own arena, times
 // B block pairs of one cold call per side (flushed as in the benchmark stage) in a random order,
@@ -11,9 +11,10 @@
 // order-statistic interval, and the CPUs each side's calls ran on.
 //   --arena fixed: both map their arena at k_timed_arena_address (what timed runners do, default);
 //           anywhere: where each process's kernel puts it (before issue #32).
-//   --placement turns: both sides of block pair k pinned to the CPU of turn k (default, what the
-//           decide stage does); free: where the scheduler puts them (before); split: A on the
-//           first allowed CPU, B on the second.
+//   --placement pairs: both sides of a block pair, and this thread while it times them, pinned to
+//           the CPU this thread is on when the pair starts (default, what the decide stage does);
+//           free: where the scheduler puts them (before); split: A on the first allowed CPU, B on
+//           the second.
 //   --shared-arena: A and B map one arena (the same physical pages); --no-aslr: the runners start
 //   without address randomisation; --self: B is A's process (a control); --spinner: a child
 //   process spins throughout (issue #32's condition: one of two cores kept busy).
@@ -57,7 +58,7 @@ struct Options {
   fs::path kernel;
   int64_t n = 16 << 20;
   int trials = 10, blocks = 20;
-  std::string arena = "fixed", placement = "turns";
+  std::string arena = "fixed", placement = "pairs";
   bool spinner = false, shared_arena = false, no_aslr = false, self = false;
 };
 
@@ -83,10 +84,10 @@ Options parse(int argc, char** argv) {
   }
   const bool ok = !o.kernel.empty() && o.n > 0 && o.trials > 0 && o.blocks >= 8 &&
                   (o.arena == "fixed" || o.arena == "anywhere") &&
-                  (o.placement == "turns" || o.placement == "free" || o.placement == "split");
+                  (o.placement == "pairs" || o.placement == "free" || o.placement == "split");
   if (!ok)
     die("usage: bench_runner_pair KERNEL.cpp [--n N] [--trials T] [--blocks B>=8] [--spinner] [--arena fixed|anywhere] "
-        "[--placement turns|free|split] [--shared-arena] [--no-aslr] [--self]");
+        "[--placement pairs|free|split] [--shared-arena] [--no-aslr] [--self]");
   return o;
 }
 
@@ -133,7 +134,7 @@ void start_side(Side& s, const Options& o, const fs::path& job, SharedArena* sha
   kwb::eval::RunnerConfig cfg{fs::path(KWB_BENCH_BIN_DIR) / "kwb-runner", "/usr/bin/bwrap", job, 1, 20000, 0};
   cfg.cpu_seconds = 600;
   cfg.arena_address = o.arena == "fixed" ? kwb::eval::k_timed_arena_address : 0;
-  cfg.pin_while_timed = o.placement == "turns";
+  cfg.pin_while_timed = o.placement == "pairs";
   auto r = RunnerSession::start(cfg, arena);
   if (!r) die(r.error().what());
   s.runner = std::move(*r);
@@ -203,7 +204,7 @@ int main(int argc, char** argv) {
       double ns[2] = {0, 0};
       for (int turn = 0; turn < 2; ++turn) {
         const int who = (turn == 0) == a_first ? 0 : 1;
-        runner[who]->set_placement_turn(uint64_t(b));  // as TimingSubject::block does
+        runner[who]->set_placement_key(uint64_t(t) << 32 | uint64_t(b + 1));  // as TimingSubject::block does
         auto v = runner[who]->time(1, flush, 20000);
         if (!v) die(v.error().reason);
         ns[who] = double(v->front());

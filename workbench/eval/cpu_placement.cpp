@@ -23,8 +23,14 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-int cpu_of_turn(const std::vector<int>& cpus, uint64_t turn) {
-  return cpus.empty() ? -1 : cpus[size_t(turn % cpus.size())];
+int cpu_for_batch(uint64_t key) {
+  thread_local uint64_t last_key = 0;
+  thread_local int last_cpu = -1;
+  if (key == 0 || key != last_key || last_cpu < 0) {
+    last_key = key;
+    last_cpu = ::sched_getcpu();
+  }
+  return last_cpu;
 }
 
 util::Result<void> pin_process(pid_t pid, int cpu) {
@@ -70,6 +76,18 @@ int last_cpu_of(pid_t pid) {
   // Fields after the name start with the 3rd (state); the CPU is the 39th.
   for (int field = 2; field < 39 && p; ++field) p = std::strchr(p + 1, ' ');
   return p ? std::atoi(p + 1) : -1;
+}
+
+CallingThreadPin::CallingThreadPin(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE || ::sched_getaffinity(0, sizeof m_before, &m_before) != 0) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  m_pinned = ::sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+CallingThreadPin::~CallingThreadPin() {
+  if (m_pinned) ::sched_setaffinity(0, sizeof m_before, &m_before);
 }
 
 }  // namespace kwb::eval

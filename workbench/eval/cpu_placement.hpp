@@ -7,10 +7,14 @@
 //   address per process) one vector_add read 0.70-1.57x against itself in another runner process,
 //   with tight intervals, on the 2-core AMD EPYC VM (docs/benchmarks/decide.md "Two processes, one
 //   kernel").
-// - The core: with one thread, a runner is pinned to one CPU per timing batch, the CPUs of the
-//   trusted process's affinity mask in turn (cpu_of_turn); the decide stage gives both sides'
-//   k-th blocks turn k, so each block pair runs on one core (the two sides on two cores read up to
-//   8 % apart under load).
+// - The core: with one thread, each timing batch runs with the runner and the trusted thread that
+//   times it pinned to one CPU, the one that thread is on when the batch starts (the scheduler's
+//   choice), and a decide block pair's second block on its first block's CPU (same placement key).
+//   The two sides on two cores read up to 8 % apart under load. The trusted thread goes with the
+//   runner because the two take turns (it flushes and waits while the runner calls) and a sample
+//   ends when it wakes: on another core, shared with a busy process, its wake-up delay was read
+//   as the kernel's time.
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -27,13 +31,29 @@ constexpr uintptr_t k_timed_arena_address = 0x7e0000000000;
 // The CPUs this process may run on (its affinity mask, which cgroup cpusets narrow too), in order.
 std::vector<int> allowed_cpus();
 
-// The CPU of turn `turn`: the CPUs taken in turn; -1 when there are none.
-int cpu_of_turn(const std::vector<int>& cpus, uint64_t turn);
+// The CPU for a timing batch of placement key `key` (docs/evaluation.md "Timing"): the CPU the
+// calling thread is on now, unless the previous batch this thread placed had the same non-zero
+// key (then that batch's CPU). 0: always the calling thread's CPU.
+int cpu_for_batch(uint64_t key);
 
 // Pins every thread of process `pid` to `cpu` (threads it starts later inherit that).
 util::Result<void> pin_process(pid_t pid, int cpu);
 
 // The CPU `pid`'s main thread last ran on (/proc/<pid>/stat), -1 when unreadable.
 int last_cpu_of(pid_t pid);
+
+// Pins the calling thread to `cpu` while it lives, then gives it back the CPUs it had.
+class CallingThreadPin {
+ public:
+  explicit CallingThreadPin(int cpu);
+  ~CallingThreadPin();
+  CallingThreadPin(const CallingThreadPin&) = delete;
+  CallingThreadPin& operator=(const CallingThreadPin&) = delete;
+  bool pinned() const { return m_pinned; }
+
+ private:
+  cpu_set_t m_before{};
+  bool m_pinned = false;
+};
 
 }  // namespace kwb::eval

@@ -52,9 +52,9 @@ struct RunnerConfig {
   std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
   // kwb-runner: the linear address it maps the arena at (0: wherever its kernel puts it), and
-  // whether, with one thread, it is pinned to one CPU per timing batch (the CPUs in turn). A timed
-  // CPU runner gets both (eval/cpu_placement.hpp: the same code read up to 1.57x apart in two
-  // runner processes without them).
+  // whether, with one thread, it runs each timing batch pinned to one CPU with the thread that
+  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.22x
+  // against itself in another runner process without them).
   uintptr_t arena_address = 0;
   bool pin_while_timed = false;
   // With gpu: the GPU's gate (eval/device_gate.hpp), held by every command's round trip; null:
@@ -110,9 +110,10 @@ class RunnerSession {
   // kwb-runner's process id as this side sees it (for /proc and CPU placement); -1 for the GPU
   // runner or when unknown.
   pid_t runner_pid() { return runner_clock() ? m_runner_pid : -1; }
-  // With pin_while_timed: the next timing batch runs on the CPU of turn `turn` (later batches on
-  // the next ones). The decide stage gives both sides' k-th blocks turn k: one core per block pair.
-  void set_placement_turn(uint64_t turn) { m_placement_turn = turn; }
+  // With pin_while_timed: the next timing batch has placement key `key` (cpu_for_batch: the same
+  // CPU as the previous batch of this thread with that key). The decide stage gives both sides'
+  // k-th blocks one key: one core per block pair. Later batches: 0 again.
+  void set_placement_key(uint64_t key) { m_placement_key = key; }
   // Why the runner could not be pinned (then it is not pinned again); empty while it could.
   const std::string& placement_problem() const { return m_placement_problem; }
   // CPU timing: calls of this session that used more CPU than the judged excess around their
@@ -143,7 +144,8 @@ class RunnerSession {
   bool runner_clock();                    // finds the runner's CPU clock; false when it cannot
   int64_t runner_cpu_ns();                // the runner process's CPU time (all its threads), -1 unknown
   void remap(const SharedArena& arena, const std::vector<TensorSlot>& slots);
-  void place_for_batch();  // pin_while_timed: pins the runner to the CPU of this batch's turn
+  // pin_while_timed: pins the runner to this batch's CPU and returns it (-1: not pinned).
+  int place_for_batch();
 
   RunnerConfig m_cfg;
   std::unique_ptr<sandbox::Process> m_process;
@@ -164,8 +166,7 @@ class RunnerSession {
   int m_cycles_judged = 0;         // CPU timing: calls whose CPU time was checked, this session
   int m_excess_strikes = 0;        // ... and that used more than the judged excess (charged)
   int m_process_limit = 0;         // the run profile's processes + threads
-  std::vector<int> m_cpus;         // pin_while_timed: the CPUs taken in turn (cpu_placement.hpp)
-  uint64_t m_placement_turn = 0;
+  uint64_t m_placement_key = 0;    // of the next timing batch (cpu_placement.hpp)
   std::string m_placement_problem;
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;

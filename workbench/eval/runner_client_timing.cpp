@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "eval/cpu_placement.hpp"
 #include "eval/runner_client.hpp"
@@ -214,14 +215,15 @@ void RunnerSession::prepare_call(size_t flush_bytes) {
   for (size_t j = 0; j < m_flush.size(); j += 64) m_flush[j] = char(m_flush[j] + 1);
 }
 
-void RunnerSession::place_for_batch() {
-  if (!m_cfg.pin_while_timed || m_cfg.threads != 1 || !m_placement_problem.empty()) return;
-  if (m_cpus.empty()) m_cpus = allowed_cpus();
-  const int cpu = cpu_of_turn(m_cpus, m_placement_turn++);
+int RunnerSession::place_for_batch() {
+  if (!m_cfg.pin_while_timed || m_cfg.threads != 1 || !m_placement_problem.empty()) return -1;
+  const int cpu = cpu_for_batch(m_placement_key);
+  m_placement_key = 0;
   if (auto r = pin_process(m_runner_pid, cpu); !r) m_placement_problem = r.error().what();
   static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
   if (trace) std::fprintf(stderr, "kwb runner: batch on cpu %d%s%s\n", cpu, m_placement_problem.empty() ? "" : ": ",
                           m_placement_problem.c_str());
+  return m_placement_problem.empty() ? cpu : -1;
 }
 
 RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t flush_bytes, int timeout_ms) {
@@ -231,7 +233,9 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     return std::unexpected(RunnerFailure{core::Status::error,
                                          "cannot read the runner's CPU time (/proc/<pid>, clock_getcpuclockid), without "
                                          "which a CPU candidate cannot be timed soundly"});
-  place_for_batch();  // before the request: the runner takes it on its batch's CPU
+  // Before the request, so the runner takes it on its batch's CPU; this thread times it from there.
+  std::optional<CallingThreadPin> here;
+  if (const int cpu = place_for_batch(); cpu >= 0) here.emplace(cpu);
   const int64_t idle_from = m_idle_from;  // before this request: its processing counts as idle
   const auto asked = std::chrono::steady_clock::now();
   auto ack = request({{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}, {"paced", true}}, timeout_ms, what);

@@ -12,6 +12,7 @@ TimingSubject::~TimingSubject() = default;
 std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed) {
   m_harness.reset();
   m_blocks = 0;
+  m_input_seed = input_seed;
   m_workload = w;
   m_result = {};
   m_result.name = w.name;
@@ -30,9 +31,10 @@ std::optional<CheckFailure> TimingSubject::begin(const core::Workload& w, uint64
 
 std::expected<std::vector<double>, CheckFailure> TimingSubject::block(int calls) {
   if (!m_harness) return std::unexpected(CheckFailure{core::Status::error, "no workload begun"});
-  // The k-th block of each side is in the k-th block pair (paired_timing.cpp): turn k puts both
-  // on the same CPU (a CPU runner with pin_while_timed, cpu_placement.hpp).
-  m_runner.set_placement_turn(m_blocks++);
+  // The k-th block of each side is in the k-th block pair (paired_timing.cpp), and both sides
+  // began with the same input seed: one placement key per pair puts both on one CPU (a CPU runner
+  // with pin_while_timed, cpu_placement.hpp).
+  m_runner.set_placement_key((m_input_seed ^ (++m_blocks * 0x9E3779B97F4A7C15ull)) | 1);
   // The first block uploads what run_and_verify left (inputs, poisoned outputs, guards); later
   // blocks time on the device's copy.
   auto ns = m_runner.time(calls, m_cfg.flush_bytes, m_cfg.timeout_ms, {.upload = !m_uploaded, .download = false});

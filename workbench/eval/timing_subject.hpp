@@ -50,8 +50,8 @@ class TimingSubject {
   // seed, so the same inputs), calls once and verifies.
   std::optional<CheckFailure> begin(const core::Workload& w, uint64_t input_seed, uint64_t guard_seed);
   // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call. The
-  // k-th block since begin() runs on the CPU of placement turn k (RunnerSession::
-  // set_placement_turn): each side times one block per block pair, so a pair shares its core.
+  // k-th block since begin() gets the placement key of (input seed, k) (RunnerSession::
+  // set_placement_key): each side times one block per block pair, so a pair shares its core.
   std::expected<std::vector<double>, CheckFailure> block(int calls);
   // Verifies the outputs the last block left.
   std::optional<CheckFailure> verify(const std::string& when);
@@ -72,7 +72,8 @@ class TimingSubject {
   core::WorkloadResult m_result;
   std::unique_ptr<WorkloadHarness> m_harness;
   bool m_uploaded = false;
-  uint64_t m_blocks = 0;  // blocks timed since begin(): the placement turn of the next
+  uint64_t m_blocks = 0;      // blocks timed since begin()
+  uint64_t m_input_seed = 0;  // begin()'s: the same on both sides of a comparison
 };
 
 }  // namespace kwb::eval

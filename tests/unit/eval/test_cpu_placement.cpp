@@ -97,13 +97,23 @@ struct TimedRunner {
   TimedRunner name{__VA_ARGS__};        \
   if (!name.runner) GTEST_SKIP() << name.problem
 
-TEST(CpuPlacement, TurnsTakeTheCpusInTurn) {
-  const std::vector<int> cpus = {0, 3, 5};
-  EXPECT_EQ(cpu_of_turn(cpus, 0), 0);
-  EXPECT_EQ(cpu_of_turn(cpus, 1), 3);
-  EXPECT_EQ(cpu_of_turn(cpus, 2), 5);
-  EXPECT_EQ(cpu_of_turn(cpus, 3), 0);
-  EXPECT_EQ(cpu_of_turn({}, 7), -1) << "no CPU to take";
+TEST(CpuPlacement, ABatchTakesThisThreadsCpuAndItsPairTheSame) {
+  const int here = ::sched_getcpu();
+  EXPECT_EQ(cpu_for_batch(0), here);
+  EXPECT_EQ(cpu_for_batch(41), here) << "a new key: where this thread is";
+  // Elsewhere now: the same key keeps its CPU (the pair's second block), a new key moves along.
+  const auto cpus = allowed_cpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU only";
+  const int other = cpus[0] == here ? cpus[1] : cpus[0];
+  {
+    CallingThreadPin moved(other);
+    ASSERT_TRUE(moved.pinned());
+    EXPECT_EQ(::sched_getcpu(), other);
+    EXPECT_EQ(cpu_for_batch(41), here);
+    EXPECT_EQ(cpu_for_batch(42), other);
+    EXPECT_EQ(cpu_for_batch(0), other);
+  }
+  EXPECT_EQ(affinity_of(0), cpus) << "the pin is undone";
 }
 
 TEST(CpuPlacement, AllowedCpusAreThisProcesssAffinity) {
@@ -167,26 +177,27 @@ TEST(CpuPlacement, AnAddressRangeTakenByTheCandidateIsAnError) {
   EXPECT_NE(s.mapped.error().reason.find("taken"), std::string::npos) << s.mapped.error().reason;
 }
 
-TEST(CpuPlacement, BothSidesOfABlockPairRunOnOneCpu) {
+TEST(CpuPlacement, BothSidesOfABlockPairRunOnOneCpuWithTheTimingThread) {
   KWB_TIMED_RUNNER(a);
   KWB_TIMED_RUNNER(b);
   ASSERT_TRUE(a.mapped && b.mapped);
   const auto cpus = allowed_cpus();
-  for (uint64_t turn = 0; turn < 4; ++turn) {
+  for (uint64_t pair = 1; pair <= 4; ++pair) {
+    // The timing thread elsewhere for the pair's second block: it goes with the first's CPU.
+    const int first = ::sched_getcpu();
     for (auto* side : {&a, &b}) {
-      side->runner->set_placement_turn(turn);  // what TimingSubject::block does per block
+      side->runner->set_placement_key(pair);  // what TimingSubject::block does per block
       auto ns = side->runner->time(2, 1 << 16, 5000);
       ASSERT_TRUE(ns) << ns.error().reason;
-      EXPECT_EQ(affinity_of(side->runner->runner_pid()), std::vector<int>{cpu_of_turn(cpus, turn)}) << "turn " << turn;
+      EXPECT_EQ(affinity_of(side->runner->runner_pid()), std::vector<int>{first}) << "pair " << pair;
+      EXPECT_EQ(last_cpu_of(side->runner->runner_pid()), first) << "pair " << pair;
+      if (side == &a && cpus.size() > 1) {
+        CallingThreadPin away(cpus[0] == first ? cpus[1] : cpus[0]);
+      }
     }
+    EXPECT_EQ(affinity_of(0), cpus) << "the timing thread is given back its CPUs after each batch";
   }
   EXPECT_TRUE(a.runner->placement_problem().empty()) << a.runner->placement_problem();
-  // Without a turn set, batches take the next CPU each (the benchmark stage's rounds).
-  a.runner->set_placement_turn(0);
-  for (uint64_t batch = 0; batch < 3; ++batch) {
-    ASSERT_TRUE(a.runner->time(1, 1 << 16, 5000));
-    EXPECT_EQ(affinity_of(a.runner->runner_pid()), std::vector<int>{cpu_of_turn(cpus, batch)});
-  }
 }
 
 }  // namespace
