@@ -91,10 +91,11 @@ long involuntary_switches(pid_t pid) {
   return at ? std::strtol(at + std::strlen("nonvoluntary_ctxt_switches:"), nullptr, 10) : -1;
 }
 
-// Nanoseconds the runner's main thread has spent runnable but waiting for a CPU (the second field
-// of /proc/<pid>/task/<pid>/schedstat, the scheduler's own account), -1 when unreadable. The
-// scheduler adds a wait when the thread gets the CPU again, so a call's waits are all counted by
-// the time the thread answers "done".
+// Nanoseconds thread `pid` (the runner's main thread, or this timing thread) has spent runnable
+// but waiting for a CPU (the second field of /proc/<pid>/task/<pid>/schedstat, the scheduler's
+// own account), -1 when unreadable. The scheduler adds a wait when the thread gets the CPU again,
+// so a call's waits are all counted by the time the thread answers "done" (and this thread's by
+// the time it has read the answer).
 int64_t runqueue_wait_ns(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", int(pid), int(pid));
@@ -289,6 +290,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     return std::nullopt;
   };
   int retakes = 0;
+  const pid_t timer = pid_t(::gettid());  // this thread: its own waits for a CPU are not the kernel's
   while (int(samples.size()) < calls) {
     prepare_call(flush_bytes);
     const int64_t cpu = runner_cpu_ns();
@@ -298,6 +300,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     // One thread: the time it waited for a CPU during the call is the machine's, not the
     // kernel's, and is taken out of the sample (below).
     const int64_t wait_before = threads == 1 ? runqueue_wait_ns(m_runner_pid) : -1;
+    const int64_t timer_wait_before = wait_before >= 0 ? runqueue_wait_ns(timer) : -1;
     const int64_t t_go = monotonic_ns();
     const char go = 'g';
     if (::write(m_go_w, &go, 1) != 1) return std::unexpected(classify_exit(what));
@@ -326,11 +329,18 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     if (wait_before >= 0 && wait_after >= wait_before) {
       // The sample is the call's wall time less the main thread's waits for a CPU: preemption
       // by other work on the machine (and the wake-up after the release) no longer reads as the
-      // kernel's time, so a preempted sample is kept rather than retaken. It cannot hide work:
-      // the next close_cycle raises it to the CPU time the whole runner used (a second thread
-      // working while the first one yields), and the violation check stays on the wall time.
+      // kernel's time, so a preempted sample is kept rather than retaken. Less this thread's own
+      // waits too: the sample ends when it wakes after the runner's answer, and behind other
+      // runnable threads that took milliseconds (a 0.34 ms call read 0.4-5.8 ms at load 8; a wait
+      // of this thread while the runner computed is taken out as well, which the floor below
+      // undoes). It cannot hide work: the next close_cycle raises it to the CPU time the whole
+      // runner used (a second thread working while the first one yields), and the violation
+      // check stays on the wall time.
       retakes = 0;
-      samples.push_back(wall - std::min(wall_ns_cap(wall), wait_after - wait_before));
+      const int64_t timer_wait_after = timer_wait_before >= 0 ? runqueue_wait_ns(timer) : -1;
+      const int64_t timer_waited =
+          timer_wait_before >= 0 && timer_wait_after >= timer_wait_before ? timer_wait_after - timer_wait_before : 0;
+      samples.push_back(wall - std::min(wall_ns_cap(wall), wait_after - wait_before + timer_waited));
       last_pushed = true;
       continue;
     }
