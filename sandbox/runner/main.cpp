@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -64,16 +65,44 @@ nlohmann::json do_load(State& s, const nlohmann::json& cmd) {
   return {{"ok", true}};
 }
 
+// Maps the arena at `at` (0: wherever the kernel puts it). A streaming kernel's speed depends on
+// the linear address of its buffers (one read 0.74-1.22x against itself in another runner process
+// on an AMD EPYC, docs/benchmarks/decide.md "Two processes, one kernel"), so
+// the workbench gives every CPU runner that it times the same address; a range already taken
+// there (by memory the candidate mapped when it was loaded) is an error, not another address.
+char* map_arena(State& s, size_t bytes, uintptr_t at, std::string& problem) {
+  const int fixed = at ? MAP_FIXED_NOREPLACE : 0;
+  void* p = ::mmap(reinterpret_cast<void*>(at), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | fixed,
+                   s.shm_fd, 0);
+  if (p == MAP_FAILED) {
+    char where[64];
+    std::snprintf(where, sizeof where, " at %#llx", static_cast<unsigned long long>(at));
+    problem = std::string("mmap of the shared buffers") + (at ? where : "") + " failed: " + std::strerror(errno) +
+              (at && errno == EEXIST ? " (that address range is taken: memory mapped there when the candidate was "
+                                       "loaded?)"
+                                     : "");
+    return nullptr;
+  }
+  if (at && p != reinterpret_cast<void*>(at)) {  // a kernel without MAP_FIXED_NOREPLACE took it as a hint
+    ::munmap(p, bytes);
+    problem = "mmap of the shared buffers did not place them at the address asked for";
+    return nullptr;
+  }
+  return static_cast<char*>(p);
+}
+
 nlohmann::json do_map(State& s, const nlohmann::json& cmd) {
   size_t bytes = cmd.at("shm_bytes").get<size_t>();
-  // The same memfd at the same size: the mapping is kept (a new one faulted every page in again,
-  // on every workload of a reference process); a new one is populated in one go.
-  if (!s.base || s.mapped != bytes) {
+  const uintptr_t at = cmd.value("at", uintptr_t(0));
+  // The same memfd at the same size (and address): the mapping is kept (a new one faulted every
+  // page in again, on every workload of a reference process); a new one is populated in one go.
+  if (!s.base || s.mapped != bytes || (at && s.base != reinterpret_cast<char*>(at))) {
     if (s.base) ::munmap(s.base, s.mapped);
     s.base = nullptr;
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s.shm_fd, 0);
-    if (p == MAP_FAILED) return error(std::string("mmap of the shared buffers failed: ") + std::strerror(errno));
-    s.base = static_cast<char*>(p);
+    std::string problem;
+    char* p = map_arena(s, bytes, at, problem);
+    if (!p) return error(problem);
+    s.base = p;
     s.mapped = bytes;
   }
   s.buffers.clear();

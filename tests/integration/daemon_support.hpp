@@ -43,7 +43,7 @@ class DaemonProcess {
     m_port_file = m_workspace / "serve.port";
     m_log = m_workspace / "serve.log";
     std::filesystem::remove(m_port_file);
-    std::vector<std::string> argv_s = {(bin_dir() / "kwb").string(), "serve", "--port", "0", "--port-file",
+    std::vector<std::string> argv_s = {(m_binary.empty() ? bin_dir() / "kwb" : m_binary).string(), "serve", "--port", "0", "--port-file",
                                        m_port_file.string(), "--workspace", m_workspace.string()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     // The decide stage's interleaved timing gets a short budget unless a test sets its own (it
@@ -84,6 +84,9 @@ class DaemonProcess {
                            std::to_string(timeout.count()) + " s:\n" + log());
   }
 
+  // Another kwb executable than the build's (a benchmark comparing builds); its runner is beside it.
+  void use_binary(std::filesystem::path kwb) { m_binary = std::move(kwb); }
+
   int port() const { return m_port; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
   const std::filesystem::path& workspace() const { return m_workspace; }
@@ -122,7 +125,7 @@ class DaemonProcess {
 
   pid_t m_pid = -1;
   int m_port = 0;
-  std::filesystem::path m_workspace, m_port_file, m_log;
+  std::filesystem::path m_workspace, m_port_file, m_log, m_binary;
 };
 
 }  // namespace kwb::test

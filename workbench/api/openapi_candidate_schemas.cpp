@@ -51,7 +51,8 @@ json verdict_summary_schema() {
   json incumbent = incumbent_ref_schema();
   json decision = decision_schema();
   json machine = obj({{"load_avg_1m", number()}, {"running_max", integer()}, {"cores", integer()}, {"busy", boolean()},
-                      {"detail", str()}});
+                      {"detail", str()}, {"others_max", integer()}, {"others_seen", integer()}, {"samples", integer()}},
+                     {"others_max", "others_seen", "samples"});  // absent from verdicts stored before they were
   return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
               {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
               {"decision", or_null(decision)}, {"machine", or_null(machine)},

@@ -10,7 +10,8 @@
 //   m1  the method before salts existed (records written before carry none)
 //   m2  one pass (the candidate timed interleaved with the incumbent), the sequential interval,
 //       GPU blocks of 5 ms, tunable configs chosen from round-robin blocks and the winner timed
-//       in a pass of its own
+//       in a pass of its own; CPU runners with their buffers at one address and each block pair
+//       on one core, the timing thread's own waits for a CPU taken out of a sample
 namespace kwb::core {
 
 inline constexpr const char* k_measurement_method = "m2";

@@ -78,8 +78,12 @@ struct MachineState {
   double load_avg_1m = 0;      // highest 1-minute load average seen
   int running_max = 0;         // most runnable threads seen (/proc/stat procs_running), ours included
   int cores = 0;               // usable cores
-  bool busy = false;           // load beyond what the timing itself makes
+  bool busy = false;           // other processes' threads runnable again and again (others_seen)
   std::string detail;          // one line: what was seen
+  int others_max = 0;          // most runnable threads of other processes in one sample (not the
+                               // workbench's process tree, not kernel threads)
+  int others_seen = 0;         // samples that saw any
+  int samples = 0;             // samples taken
 };
 
 struct RooflineResult {

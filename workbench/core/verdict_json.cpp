@@ -125,7 +125,10 @@ nlohmann::json to_json(const Verdict& v) {
                                                    {"running_max", v.summary.machine->running_max},
                                                    {"cores", v.summary.machine->cores},
                                                    {"busy", v.summary.machine->busy},
-                                                   {"detail", v.summary.machine->detail}}
+                                                   {"detail", v.summary.machine->detail},
+                                                   {"others_max", v.summary.machine->others_max},
+                                                   {"others_seen", v.summary.machine->others_seen},
+                                                   {"samples", v.summary.machine->samples}}
                                   : nlohmann::json(nullptr)},
                   {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
                   {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)

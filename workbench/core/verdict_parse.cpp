@@ -165,7 +165,8 @@ util::Result<Verdict> verdict_from_json(const J& j) {
       const J& m = s["machine"];
       v.summary.machine = MachineState{num(m, "load_avg_1m"), int(num(m, "running_max")), int(num(m, "cores")),
                                        m.contains("busy") && m["busy"].is_boolean() && m["busy"].get<bool>(),
-                                       str(m, "detail")};
+                                       str(m, "detail"), int(num(m, "others_max")), int(num(m, "others_seen")),
+                                       int(num(m, "samples"))};
     }
     v.summary.wall_ms = num(s, "wall_ms");
     if (s.contains("stage_ms") && s["stage_ms"].is_object())

@@ -4,6 +4,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "eval/analysis_outcome.hpp"
+#include "eval/cpu_placement.hpp"
 #include "util/clock.hpp"
 #include "util/fs.hpp"
 
@@ -86,6 +87,10 @@ bool CpuEvaluation::start_runner() {
   // min_blocks block pairs per bench workload): the run profile's 30 s of CPU stopped slow
   // incumbents there. Every command still has its own timeout; this is the session's backstop.
   cfg.cpu_seconds = 300;
+  // The same buffer addresses and one core per timing batch in every timed CPU runner, so two
+  // runner processes of the same code time alike (cpu_placement.hpp; issue #32).
+  cfg.arena_address = k_timed_arena_address;
+  cfg.pin_while_timed = true;
   auto t = std::chrono::steady_clock::now();
   auto runner = RunnerSession::start(cfg, *m_arena);
   if (!runner) return fail(core::Status::error, runner.error().what());
@@ -122,7 +127,7 @@ bool CpuEvaluation::benchmark() {
 void CpuEvaluation::add_decide_notes() {
   // Comparison with the incumbent's tuning records arrives with the library issue.
   if (!m_opt.benchmark) return;
-  m_verdict.summary.machine = m_watch.state(0);
+  m_verdict.summary.machine = m_watch.state();
   if (m_verdict.summary.machine->busy)
     m_verdict.diagnostics.push_back(core::Diagnostic{m_cand.source_name, 0, 0, "warning",
                                                      "busy machine during timing (" +

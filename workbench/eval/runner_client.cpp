@@ -260,8 +260,9 @@ RunnerResult<void> RunnerSession::map(const SharedArena& arena, const std::vecto
   nlohmann::json buffers = nlohmann::json::array();
   for (const auto& s : slots)
     buffers.push_back({{"offset", s.offset}, {"bytes", s.bytes}, {"output", s.role != core::Role::in}});
-  auto r = request({{"op", "map"}, {"shm_bytes", arena.size()}, {"buffers", buffers}, {"params", params}},
-                   m_cfg.command_timeout_ms, "setup");
+  nlohmann::json cmd = {{"op", "map"}, {"shm_bytes", arena.size()}, {"buffers", buffers}, {"params", params}};
+  if (!m_cfg.gpu && m_cfg.arena_address) cmd["at"] = uint64_t(m_cfg.arena_address);  // cpu_placement.hpp
+  auto r = request(cmd, m_cfg.command_timeout_ms, "setup");
   if (!r) return std::unexpected(r.error());
   if (!m_cfg.gpu) remap(arena, slots);
   return {};

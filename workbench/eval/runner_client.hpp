@@ -51,6 +51,12 @@ struct RunnerConfig {
   int cpu_seconds = 0;             // RLIMIT_CPU over the session (0 = the run profile's)
   std::vector<std::pair<std::filesystem::path, std::string>> binds;  // extra read-only (host, inside)
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
+  // kwb-runner: the linear address it maps the arena at (0: wherever its kernel puts it), and
+  // whether, with one thread, it runs each timing batch pinned to one CPU with the thread that
+  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.22x
+  // against itself in another runner process without them).
+  uintptr_t arena_address = 0;
+  bool pin_while_timed = false;
   // With gpu: the GPU's gate (eval/device_gate.hpp), held by every command's round trip; null:
   // nothing else in the process shares the device.
   std::shared_ptr<DeviceGate> gate;
@@ -101,6 +107,15 @@ class RunnerSession {
   // kwb-runner's CPU time so far, all its threads (the kernel's account, not the runner's word);
   // -1 for the GPU runner or when unknown.
   int64_t runner_cpu_time_ns() { return runner_cpu_ns(); }
+  // kwb-runner's process id as this side sees it (for /proc and CPU placement); -1 for the GPU
+  // runner or when unknown.
+  pid_t runner_pid() { return runner_clock() ? m_runner_pid : -1; }
+  // With pin_while_timed: the next timing batch has placement key `key` (cpu_for_batch: the same
+  // CPU as the previous batch of this thread with that key). The decide stage gives both sides'
+  // k-th blocks one key: one core per block pair. Later batches: 0 again.
+  void set_placement_key(uint64_t key) { m_placement_key = key; }
+  // Why the runner could not be pinned (then it is not pinned again); empty while it could.
+  const std::string& placement_problem() const { return m_placement_problem; }
   // CPU timing: calls of this session that used more CPU than the judged excess around their
   // timed window (each charged to its sample; a second one, at least 1 in 50 calls, is a violation).
   int excess_strikes() const { return m_excess_strikes; }
@@ -129,6 +144,8 @@ class RunnerSession {
   bool runner_clock();                    // finds the runner's CPU clock; false when it cannot
   int64_t runner_cpu_ns();                // the runner process's CPU time (all its threads), -1 unknown
   void remap(const SharedArena& arena, const std::vector<TensorSlot>& slots);
+  // pin_while_timed: pins the runner to this batch's CPU and returns it (-1: not pinned).
+  int place_for_batch();
 
   RunnerConfig m_cfg;
   std::unique_ptr<sandbox::Process> m_process;
@@ -149,6 +166,8 @@ class RunnerSession {
   int m_cycles_judged = 0;         // CPU timing: calls whose CPU time was checked, this session
   int m_excess_strikes = 0;        // ... and that used more than the judged excess (charged)
   int m_process_limit = 0;         // the run profile's processes + threads
+  uint64_t m_placement_key = 0;    // of the next timing batch (cpu_placement.hpp)
+  std::string m_placement_problem;
   std::unique_ptr<class ReplyReader> m_reader;
   std::string m_stderr;
   double m_busy_ms = 0;

@@ -25,7 +25,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
+#include "eval/cpu_placement.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/runner_timing_util.hpp"
 #include "launcher/sandbox.hpp"
@@ -89,22 +91,33 @@ long involuntary_switches(pid_t pid) {
   return at ? std::strtol(at + std::strlen("nonvoluntary_ctxt_switches:"), nullptr, 10) : -1;
 }
 
-// Nanoseconds the runner's main thread has spent runnable but waiting for a CPU (the second field
-// of /proc/<pid>/task/<pid>/schedstat, the scheduler's own account), -1 when unreadable. The
-// scheduler adds a wait when the thread gets the CPU again, so a call's waits are all counted by
-// the time the thread answers "done".
-int64_t runqueue_wait_ns(pid_t pid) {
+// Thread `pid`'s time on a CPU and its time runnable but waiting for one, in nanoseconds
+// (/proc/<pid>/task/<pid>/schedstat, the scheduler's own account); -1 each when unreadable.
+struct SchedTimes {
+  int64_t on_cpu_ns = -1, wait_ns = -1;
+};
+SchedTimes sched_times(pid_t pid);
+
+// Nanoseconds thread `pid` (the runner's main thread, or this timing thread) has spent runnable
+// but waiting for a CPU (the second field of /proc/<pid>/task/<pid>/schedstat, the scheduler's
+// own account), -1 when unreadable. The scheduler adds a wait when the thread gets the CPU again,
+// so a call's waits are all counted by the time the thread answers "done" (and this thread's by
+// the time it has read the answer).
+int64_t runqueue_wait_ns(pid_t pid) { return sched_times(pid).wait_ns; }
+
+SchedTimes sched_times(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", int(pid), int(pid));
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  if (fd < 0) return {};
   char buf[128];
   ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return -1;
+  if (n <= 0) return {};
   buf[n] = 0;
   long long run = 0, wait = 0;
-  return std::sscanf(buf, "%lld %lld", &run, &wait) == 2 && wait >= 0 ? int64_t(wait) : -1;
+  if (std::sscanf(buf, "%lld %lld", &run, &wait) != 2 || run < 0 || wait < 0) return {};
+  return {int64_t(run), int64_t(wait)};
 }
 
 // True while the runner's main thread (the one that takes commands and calls the kernel) is
@@ -213,6 +226,17 @@ void RunnerSession::prepare_call(size_t flush_bytes) {
   for (size_t j = 0; j < m_flush.size(); j += 64) m_flush[j] = char(m_flush[j] + 1);
 }
 
+int RunnerSession::place_for_batch() {
+  if (!m_cfg.pin_while_timed || m_cfg.threads != 1 || !m_placement_problem.empty()) return -1;
+  const int cpu = cpu_for_batch(m_placement_key);
+  m_placement_key = 0;
+  if (auto r = pin_process(m_runner_pid, cpu); !r) m_placement_problem = r.error().what();
+  static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
+  if (trace) std::fprintf(stderr, "kwb runner: batch on cpu %d%s%s\n", cpu, m_placement_problem.empty() ? "" : ": ",
+                          m_placement_problem.c_str());
+  return m_placement_problem.empty() ? cpu : -1;
+}
+
 RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t flush_bytes, int timeout_ms) {
   const char* what = "timing";
   if (!m_view) return std::unexpected(RunnerFailure{core::Status::error, "timing before the arena was mapped"});
@@ -220,6 +244,9 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     return std::unexpected(RunnerFailure{core::Status::error,
                                          "cannot read the runner's CPU time (/proc/<pid>, clock_getcpuclockid), without "
                                          "which a CPU candidate cannot be timed soundly"});
+  // Before the request, so the runner takes it on its batch's CPU; this thread times it from there.
+  std::optional<CallingThreadPin> here;
+  if (const int cpu = place_for_batch(); cpu >= 0) here.emplace(cpu);
   const int64_t idle_from = m_idle_from;  // before this request: its processing counts as idle
   const auto asked = std::chrono::steady_clock::now();
   auto ack = request({{"op", "time"}, {"calls", calls}, {"flush_bytes", flush_bytes}, {"paced", true}}, timeout_ms, what);
@@ -232,11 +259,19 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
   const int64_t threads = std::max(1, m_cfg.threads);
   std::vector<int64_t> samples;
   samples.reserve(size_t(std::max(calls, 0)));
-  int64_t cpu_at_go = -1, last_wall = 0;
+  // What the runner may use around a call is judged against the time it ran (one thread): the
+  // smaller of the call's wall time less its main thread's waits for a CPU, and the CPU time of
+  // that thread over the cycle. Not against the wall time: on a loaded machine a call's wall time
+  // swelled with those waits and the timing thread's wake-up (a 0.1 ms call read 4.6-61 ms beside
+  // a build), and work left to another thread fit in the swollen allowance. An honest one-thread
+  // kernel uses no CPU but its main thread's, within the call; work that thread does after its
+  // answer is outside the first bound. Both clocks are read with the main thread off its CPU
+  // (runner_cpu_ns), where the kernel's account of it is exact.
+  int64_t cpu_at_go = -1, last_wall = 0, last_run = 0, main_at_go = -1;
   int64_t idle_cpu = 0, idle_excess = 0;  // the runner's CPU time before the first release, beyond the slack
   bool last_pushed = false;  // the previous call's sample was kept (not retaken)
   // The runner's CPU time from the previous release to now must fit the time it was given.
-  auto close_cycle = [&](int64_t cpu_now) -> std::optional<RunnerFailure> {
+  auto close_cycle = [&](int64_t cpu_now, int64_t main_now) -> std::optional<RunnerFailure> {
     if (cpu_at_go < 0) {
       static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
       if (trace) std::fprintf(stderr, "kwb runner: idle cpu %8.1f us, ack %8.1f us\n", (cpu_now - idle_from) / 1e3, ack_ns / 1e3);
@@ -247,9 +282,10 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
       return std::nullopt;
     }
     const int64_t used = cpu_now - cpu_at_go;
-    const int64_t allowed = threads * (last_wall + last_wall / 100 + k_cycle_slack_ns);
+    const int64_t ran = main_at_go >= 0 && main_now >= main_at_go ? std::min(last_run, main_now - main_at_go) : last_run;
+    const int64_t allowed = threads * (ran + ran / 100 + k_cycle_slack_ns);
     static const bool trace = std::getenv("KWB_RUNNER_TRACE") != nullptr;
-    if (trace) std::fprintf(stderr, "kwb runner: call %8.1f us, runner cpu %8.1f us\n", last_wall / 1e3, used / 1e3);
+    if (trace) std::fprintf(stderr, "kwb runner: call %8.1f us (ran %8.1f us), runner cpu %8.1f us\n", last_wall / 1e3, ran / 1e3, used / 1e3);
     // The sample is never below the CPU time the call took per thread (beyond the same slack),
     // so it is never faster than the real work: a sample less its waits for a CPU (one thread)
     // that another thread's work exceeds, or a small excess over the wall time (interrupts that
@@ -265,7 +301,8 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
       if (m_excess_strikes < k_excess_strikes || m_excess_strikes * k_excess_strike_share < m_cycles_judged)
         return std::nullopt;  // charged above; once is the machine's
       return violation("the candidate worked outside its timed call: the runner used " + us(used) +
-                       " of CPU time around a call the workbench timed at " + us(last_wall) + " with " +
+                       " of CPU time around a call the workbench timed at " + us(last_wall) +
+                       (ran < last_wall ? " (" + us(ran) + " of it running)" : std::string()) + " with " +
                        std::to_string(threads) + " thread(s) allowed (signalling done early, or working on other "
                        "threads or before the call; " + std::to_string(m_excess_strikes) + " of " +
                        std::to_string(m_cycles_judged) + " calls so far)" + k_timed_here);
@@ -273,15 +310,18 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
     return std::nullopt;
   };
   int retakes = 0;
+  const pid_t timer = pid_t(::gettid());  // this thread: its own waits for a CPU are not the kernel's
   while (int(samples.size()) < calls) {
     prepare_call(flush_bytes);
     const int64_t cpu = runner_cpu_ns();
     if (cpu < 0) return std::unexpected(classify_exit(what));
-    if (auto f = close_cycle(cpu)) return std::unexpected(*f);
+    const int64_t main_cpu = threads == 1 ? sched_times(m_runner_pid).on_cpu_ns : -1;  // off its CPU now
+    if (auto f = close_cycle(cpu, main_cpu)) return std::unexpected(*f);
     const long switches = involuntary_switches(m_runner_pid);
     // One thread: the time it waited for a CPU during the call is the machine's, not the
     // kernel's, and is taken out of the sample (below).
     const int64_t wait_before = threads == 1 ? runqueue_wait_ns(m_runner_pid) : -1;
+    const int64_t timer_wait_before = wait_before >= 0 ? runqueue_wait_ns(timer) : -1;
     const int64_t t_go = monotonic_ns();
     const char go = 'g';
     if (::write(m_go_w, &go, 1) != 1) return std::unexpected(classify_exit(what));
@@ -305,16 +345,25 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
       return std::unexpected(violation("the runner reported a call of " + us(reported) + " that the workbench saw take " +
                                        us(wall) + ": the runner's figures were forged" + k_timed_here));
     cpu_at_go = cpu;
+    main_at_go = main_cpu;
     last_wall = wall;
     const int64_t wait_after = wait_before >= 0 ? runqueue_wait_ns(m_runner_pid) : -1;
+    last_run = wait_before >= 0 && wait_after >= wait_before ? std::max<int64_t>(0, wall - (wait_after - wait_before)) : wall;
     if (wait_before >= 0 && wait_after >= wait_before) {
       // The sample is the call's wall time less the main thread's waits for a CPU: preemption
       // by other work on the machine (and the wake-up after the release) no longer reads as the
-      // kernel's time, so a preempted sample is kept rather than retaken. It cannot hide work:
-      // the next close_cycle raises it to the CPU time the whole runner used (a second thread
-      // working while the first one yields), and the violation check stays on the wall time.
+      // kernel's time, so a preempted sample is kept rather than retaken. Less this thread's own
+      // waits too: the sample ends when it wakes after the runner's answer, and behind other
+      // runnable threads that took milliseconds (a 0.34 ms call read 0.4-5.8 ms at load 8; a wait
+      // of this thread while the runner computed is taken out as well, which the floor below
+      // undoes). It cannot hide work: the next close_cycle raises it to the CPU time the whole
+      // runner used (a second thread working while the first one yields), and the violation
+      // check stays on the wall time.
       retakes = 0;
-      samples.push_back(wall - std::min(wall_ns_cap(wall), wait_after - wait_before));
+      const int64_t timer_wait_after = timer_wait_before >= 0 ? runqueue_wait_ns(timer) : -1;
+      const int64_t timer_waited =
+          timer_wait_before >= 0 && timer_wait_after >= timer_wait_before ? timer_wait_after - timer_wait_before : 0;
+      samples.push_back(wall - std::min(wall_ns_cap(wall), wait_after - wait_before + timer_waited));
       last_pushed = true;
       continue;
     }
@@ -331,7 +380,7 @@ RunnerResult<std::vector<int64_t>> RunnerSession::paced_time(int calls, size_t f
   }
   const int64_t cpu_end = runner_cpu_ns();
   if (cpu_end < 0) return std::unexpected(classify_exit(what));
-  if (auto f = close_cycle(cpu_end)) return std::unexpected(*f);
+  if (auto f = close_cycle(cpu_end, threads == 1 ? sched_times(m_runner_pid).on_cpu_ns : -1)) return std::unexpected(*f);
   if (idle_excess > 0) {
     // CPU time the runner used while it waited for this batch, beyond the slack (a busy
     // machine's interrupts and kernel work charged to the runner: up to 3.5 ms seen on honest

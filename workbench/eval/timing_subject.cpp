@@ -12,6 +12,7 @@ TimingSubject::~TimingSubject() = default;
 std::optional<CheckFailure> TimingSubject::lay_out(const core::Workload& w) {
   m_harness.reset();
   m_attached = nullptr;
+  m_blocks = 0;
   m_workload = w;
   m_result = {};
   m_result.name = w.name;
@@ -44,6 +45,7 @@ void TimingSubject::attach(const core::Workload& w, WorkloadHarness& harness) {
   m_workload = w;
   m_attached = &harness;
   m_uploaded = false;
+  m_blocks = 0;
 }
 
 void TimingSubject::adopt(const WorkloadHarness& from) {
@@ -55,6 +57,11 @@ void TimingSubject::adopt(const WorkloadHarness& from) {
 std::expected<std::vector<double>, CheckFailure> TimingSubject::block(int calls) {
   WorkloadHarness* h = harness();
   if (!h) return std::unexpected(CheckFailure{core::Status::error, "no workload begun"});
+  // The k-th block of each side is in the k-th block pair (paired_timing.cpp,
+  // paired_benchmark.cpp: both sides begin a workload together and time one block per pair): one
+  // placement key per pair puts both on one CPU (a CPU runner with pin_while_timed,
+  // cpu_placement.hpp). Consecutive pairs get different keys.
+  m_runner.set_placement_key((++m_blocks * 0x9E3779B97F4A7C15ull) | 1);
   // The first block uploads what run_and_verify left (inputs, poisoned outputs, guards); later
   // blocks time on the device's copy.
   auto ns = m_runner.time(calls, m_cfg.flush_bytes, m_cfg.timeout_ms, {.upload = !m_uploaded, .download = false});

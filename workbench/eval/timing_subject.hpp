@@ -2,6 +2,7 @@
 // One side of an interleaved comparison (paired_timing.hpp): an accepted evaluation's runner,
 // kept open after its benchmark stage, that times blocks of cold calls on a bench workload's
 // inputs, verifies what they leave, and can be frozen while the other side is timed.
+#include <cstdint>
 #include <expected>
 #include <functional>
 #include <memory>
@@ -62,7 +63,9 @@ class TimingSubject {
   RunnerSession& runner() { return m_runner; }
   // The harness of the workload begun (null before).
   WorkloadHarness* harness() { return m_attached ? m_attached : m_harness.get(); }
-  // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call.
+  // Times `calls` cold calls (flush and poison before each, untimed); nanoseconds per call. The
+  // k-th block since begin/begin_from/attach gets the placement key of k (RunnerSession::
+  // set_placement_key): each side times one block per block pair, so a pair shares its core.
   std::expected<std::vector<double>, CheckFailure> block(int calls);
   // Verifies the outputs the last block left.
   std::optional<CheckFailure> verify(const std::string& when);
@@ -86,6 +89,7 @@ class TimingSubject {
   std::unique_ptr<WorkloadHarness> m_harness;
   WorkloadHarness* m_attached = nullptr;  // attach(): not owned
   bool m_uploaded = false;
+  uint64_t m_blocks = 0;  // blocks timed since begin/begin_from/attach
 };
 
 }  // namespace kwb::eval

@@ -276,12 +276,8 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
 
 void Referee::conclude(core::Verdict& v, const std::vector<WorkloadComparison>& comparisons, const Policy& policy,
                        const std::string& kernel, const eval::MachineWatch& watch) {
-  auto machine = watch.state(0);
-  if (v.summary.machine) {  // the benchmark stage's, widened by what the comparison saw
-    machine.load_avg_1m = std::max(machine.load_avg_1m, v.summary.machine->load_avg_1m);
-    machine.running_max = std::max(machine.running_max, v.summary.machine->running_max);
-    machine.busy = machine.busy || v.summary.machine->busy;
-  }
+  auto machine = watch.state();
+  if (v.summary.machine) machine = eval::combined(*v.summary.machine, machine);  // the benchmark stage's and the comparison's
   v.summary.machine = machine;
   auto d = decide(comparisons, policy);
   double log_sum = 0;

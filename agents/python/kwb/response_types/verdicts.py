@@ -116,6 +116,9 @@ class Machine(TypedDict, total=False):
     cores: int
     busy: bool
     detail: str
+    others_max: int
+    others_seen: int
+    samples: int
 
 
 class VerdictSummary(TypedDict, total=False):
