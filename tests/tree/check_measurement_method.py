@@ -27,6 +27,7 @@ METHOD_FILES = [
     "workbench/eval/sequential_interval.cpp",   # the interval valid under repeated looks
     "workbench/eval/paired_benchmark.cpp",      # one pass
     "workbench/eval/runner_client_timing.cpp",  # the CPU flush and clock
+    "workbench/eval/runner_thread_state.cpp",   # the CPU runner's waits and CPU time
     "sandbox/gpu_runner/timing_batch.cpp",      # the GPU flush and clocks
     "workbench/library/decision.cpp",           # labels and the decision rule
     "workbench/eval/config_choice.cpp",         # choosing among tunable configs
