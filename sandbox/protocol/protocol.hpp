@@ -7,7 +7,8 @@
 //
 // Commands (evaluator -> runner), one JSON object per line:
 //   {"op":"load","so":"/job/candidate.so","entry":"kwb_softmax_f32"}
-//   {"op":"map","shm_bytes":N,"buffers":[{"offset":O,"bytes":B,"output":true}...],"params":[...]}
+//   {"op":"map","shm_bytes":N,"buffers":[{"offset":O,"bytes":B,"output":true}...],"params":[...]
+//    [,"scalars":[doubles]]}                       (the spec's scalars, after the params)
 //   {"op":"call"}                                   one call, outputs left for the evaluator
 //   {"op":"time","calls":K,"flush_bytes":F}         K timed calls; before each (untimed): touch F
 //                                                   bytes to evict caches, poison outputs (0xFF)
