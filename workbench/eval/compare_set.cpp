@@ -99,9 +99,8 @@ SetComparison compare_set(TensorView indices, const std::vector<double>& want_in
           out.values.max_rel_err = std::max(out.values.max_rel_err, rel);
         if (ok) continue;
         mark(out.values, values_name, shape, r * k + j, got_vals[size_t(j)], want_vals[size_t(j)],
-             fmt::format("row {} as a multiset: its {}-th smallest value is {:.9g}, the expected {}-th smallest is "
-                         "{:.9g}",
-                         r, j + 1, got_vals[size_t(j)], j + 1, want_vals[size_t(j)]),
+             fmt::format("row {} as a multiset: in ascending order its value #{} is {:.9g}, expected {:.9g}", r, j + 1,
+                         got_vals[size_t(j)], want_vals[size_t(j)]),
              false);
         break;  // one per row: a value off shifts the rest of the sorted row
       }
@@ -113,8 +112,8 @@ SetComparison compare_set(TensorView indices, const std::vector<double>& want_in
         double a = 0, rel = 0;
         if (within_tolerance(got_sel[j], want_sel[j], exact, a, rel)) continue;
         mark(out.indices, index_name, shape, r * k + int64_t(j), got_sel[j], want_sel[j],
-             fmt::format("row {} selects other elements than expected: its {}-th smallest selected value is {:.9g}, "
-                         "the expected selection's is {:.9g}",
+             fmt::format("row {} selects other elements than expected: in ascending order its selected value #{} is "
+                         "{:.9g}, the expected selection's {:.9g}",
                          r, j + 1, got_sel[j], want_sel[j]),
              false);
         break;

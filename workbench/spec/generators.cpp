@@ -59,7 +59,7 @@ util::Result<core::Generator> resolve_generator(const core::Spec& spec, size_t d
     auto v = evaluate(it->second, env);
     if (!v) return util::fail(base + "." + key, fmt::format("\"{}\" on {}: {}", it->second, on, v.error().message));
     field_of(g, key) = double(*v);
-    written[key] = fmt::format("\"{}\" = {}", it->second, *v);
+    if (it->second != std::to_string(*v)) written[key] = fmt::format("\"{}\" = {}", it->second, *v);
   }
   g.bounds.clear();
   auto said = [&](const char* key) {

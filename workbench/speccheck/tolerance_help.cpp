@@ -110,8 +110,8 @@ std::vector<core::Workload> headroom_workloads(const core::Spec& spec, uint64_t 
   if (!sampler) return out;
   std::set<spec::Params> seen;
   for (const auto& w : out) seen.insert(w.params);
-  std::map<std::string, double> scalars;
-  for (const auto& r : spec.shapes->scalars) scalars[r.scalar] = r.lo;
+  std::map<std::string, double> scalars;  // probes take the far end of each scalar's range too
+  for (const auto& r : spec.shapes->scalars) scalars[r.scalar] = r.hi;
   const auto& ranges = spec.shapes->ranges;
   for (size_t i = 0; i < ranges.size(); ++i)
     for (int64_t small = ranges[i].lo; small <= std::min(ranges[i].lo + 2, ranges[i].hi); ++small) {
@@ -207,13 +207,12 @@ void check_tolerance_headroom(const core::Spec& spec, eval::Reference& reference
         out.spec_warning(field, fmt::format("{} uses {:.0f} % of the tolerance ({}), less than 2x headroom: {}; a kernel "
                                             "that sums in another order may miss it",
                                             head, 100 * s.share, tolerance_text(tol), s.at));
-      } else if (exact(tol)) {
-        out.spec_note(field, fmt::format("{} matches exactly ({})", head, tolerance_text(tol)));
+      } else if (exact(tol) || s.share == 0) {
+        out.spec_note(field, fmt::format("{} matches the reference exactly on every element ({})", head,
+                                         tolerance_text(tol)));
       } else {
-        out.spec_note(field, fmt::format("{} uses at most {:.2g} % of the tolerance ({}): {}x headroom{}", head,
-                                         100 * s.share, tolerance_text(tol),
-                                         s.share > 0 ? fmt::format("{:.3g}", 1 / s.share) : std::string("unbounded"),
-                                         s.share > 0 ? "; worst " + s.at : std::string()));
+        out.spec_note(field, fmt::format("{} uses at most {:.2g} % of the tolerance ({}): {:.3g}x headroom; worst {}",
+                                         head, 100 * s.share, tolerance_text(tol), 1 / s.share, s.at));
       }
     }
   }

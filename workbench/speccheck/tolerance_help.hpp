@@ -4,7 +4,8 @@
 // (template.<variant>.cpp, run through speccheck/template_adapter.hpp), the template and the
 // reference run on the same inputs over the published test workloads, edge probes (one param at
 // the low end of its range, lo, lo+1, lo+2, the others as large as the constraints and the
-// element cap allow) and shapes drawn from the check's seed, under every distribution. Per
+// element cap allow, every scalar at the high end of its range) and shapes drawn from the check's
+// seed, under every distribution. Per
 // output and distribution it reports the template's worst error as a share of the tolerance: a
 // note with the headroom, a warning below 2x headroom, an error when the template fails the
 // tolerance (an honest same-precision kernel would be rejected; or the template is wrong).
