@@ -105,14 +105,13 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
       auto remarks = req.vectorization_remarks
                          ? util::read_file_nofollow(remarks_path(*cache, result.cache_key), k_max_object_bytes)
                          : util::Result<std::string>(std::string());
-      // An entry of a workbench that kept no log has none: read as a compile without warnings.
+      // An entry without its log (written by a workbench that kept none) is compiled again: its
+      // warnings are unknown.
       auto log = util::read_file_nofollow(log_path(*cache, result.cache_key), k_max_object_bytes);
-      if (data && remarks && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
+      if (data && remarks && log && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
         result.remarks = parse_vectorization_remarks(*remarks, "candidate.cpp", req.display_name);
-        if (log) {
-          result.log = *log;
-          result.diagnostics = parse_diagnostics(result.log, "candidate.cpp", req.display_name);
-        }
+        result.log = *log;
+        result.diagnostics = parse_diagnostics(result.log, "candidate.cpp", req.display_name);
         result.ok = true;
         result.cache_hit = true;
         result.object_inside = "/job/candidate.so";
@@ -183,9 +182,8 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
     if (req.vectorization_remarks)
       if (auto r = util::write_file_atomic(remarks_path(*cache, result.cache_key), remark_lines); !r)
         return std::unexpected(r.error());
-    if (!result.log.empty())
-      if (auto r = util::write_file_atomic(log_path(*cache, result.cache_key), result.log); !r)
-        return std::unexpected(r.error());
+    if (auto r = util::write_file_atomic(log_path(*cache, result.cache_key), result.log); !r)
+      return std::unexpected(r.error());
     // Read back without following links: the job folder is hostile after the compile.
     if (auto r = cache->store(result.cache_key, req.job_dir / "candidate.so", k_max_object_bytes); !r) {
       result.ok = false;

@@ -75,7 +75,11 @@ util::Result<void> GpuReference::compute_locked(const core::ReferenceArgs& args)
     slots.push_back(std::move(s));
   }
   std::vector<double> scalars;
-  for (const auto& sc : m_spec.scalars) scalars.push_back(args.scalars.at(sc.name));
+  for (const auto& sc : m_spec.scalars) {
+    auto v = args.scalars.find(sc.name);
+    if (v == args.scalars.end()) return util::fail("", "the caller gave no scalar '" + sc.name + "'");
+    scalars.push_back(v->second);
+  }
   if (!same_layout(slots, m_slots) || scalars != m_scalars) {
     if (auto l = arena.layout(slots); !l) return std::unexpected(l.error());
     std::vector<int64_t> params;

@@ -76,7 +76,13 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
   std::vector<int64_t> params;
   for (const auto& p : m_spec.params) params.push_back(m_workload.params.at(p));
   std::vector<double> scalars;
-  for (const auto& sc : m_spec.scalars) scalars.push_back(m_workload.scalars.at(sc.name));
+  for (const auto& sc : m_spec.scalars) {
+    auto v = m_workload.scalars.find(sc.name);
+    if (v == m_workload.scalars.end())
+      return CheckFailure{core::Status::error, blame_spec(m_spec, "workload " + m_workload.name + " has no value for scalar '" +
+                                                                      sc.name + "'")};
+    scalars.push_back(v->second);
+  }
   if (auto r = m_runner.map(m_arena, m_slots, params, scalars); !r)
     return CheckFailure{r.error().status, r.error().reason};
   m_previous_sums.clear();
