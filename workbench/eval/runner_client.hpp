@@ -68,8 +68,10 @@ class RunnerSession {
   ~RunnerSession();
 
   RunnerResult<void> load(const std::string& so_inside, const std::string& entry);
+  // `scalars`: the spec's floating-point scalars, passed as doubles after the params (sent only
+  // when there are some, so a runner of an older protocol sees the same command as before).
   RunnerResult<void> map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
-                         const std::vector<int64_t>& params);
+                         const std::vector<int64_t>& params, const std::vector<double>& scalars = {});
   RunnerResult<int64_t> call(const char* what = "a call of the kernel");
   // kwb-gpu-runner copies the arena to the device before the batch unless `upload` is false (the
   // arena is unchanged since the last upload) and back after it unless `download` is false (the
