@@ -67,7 +67,7 @@ nlohmann::json do_load(State& s, const nlohmann::json& cmd) {
 }
 
 // Maps the arena at `at` (0: wherever the kernel puts it). A streaming kernel's speed depends on
-// the linear address of its buffers (one read 0.74-1.22x against itself in another runner process
+// the linear address of its buffers (one read 0.74-1.25x against itself in another runner process
 // on an AMD EPYC, docs/benchmarks/decide.md "Two processes, one kernel"), so
 // the workbench gives every CPU runner that it times the same address; a range already taken
 // there (by memory the candidate mapped when it was loaded) is an error, not another address.

@@ -53,7 +53,7 @@ struct RunnerConfig {
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
   // kwb-runner: the linear address it maps the arena at (0: wherever its kernel puts it), and
   // whether, with one thread, it runs each timing batch pinned to one CPU with the thread that
-  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.22x
+  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.25x
   // against itself in another runner process without them).
   uintptr_t arena_address = 0;
   bool pin_while_timed = false;
