@@ -31,7 +31,7 @@ struct ArenaBuffer {
 };
 
 struct KernelArg {
-  enum class Kind { tensor, param, workspace };
+  enum class Kind { tensor, param, workspace, scalar };
   Kind kind = Kind::tensor;
   int index = 0;
 };
@@ -148,6 +148,7 @@ class GpuRunner {
   bool m_pinned = false;  // the mapping is page-locked for the driver (faster copies)
   std::vector<ArenaBuffer> m_buffers;
   std::vector<int64_t> m_params;
+  std::vector<double> m_scalars;  // the spec's scalars (doubles), after the params
   CUdeviceptr m_arena = 0, m_workspace = 0, m_flush = 0, m_sink = 0;
   size_t m_arena_cap = 0, m_workspace_cap = 0, m_workspace_bytes = 0, m_flush_bytes = 0;
   std::vector<std::vector<uint64_t>> m_arg_values;

@@ -1,6 +1,7 @@
 // Device start-up, identity, module loading, arena mapping and launch dimensions.
 #include <sys/mman.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -204,9 +205,10 @@ nlohmann::json GpuRunner::load(const nlohmann::json& cmd) {
     kernel.name = k.at("name").get<std::string>();
     for (const auto& a : k.at("args")) {
       std::string kind = a.at(0).get<std::string>();
-      kernel.args.push_back({kind == "tensor" ? KernelArg::Kind::tensor
-                             : kind == "param" ? KernelArg::Kind::param
-                                               : KernelArg::Kind::workspace,
+      kernel.args.push_back({kind == "tensor"   ? KernelArg::Kind::tensor
+                             : kind == "param"  ? KernelArg::Kind::param
+                             : kind == "scalar" ? KernelArg::Kind::scalar
+                                                : KernelArg::Kind::workspace,
                              a.at(1).get<int>()});
     }
     if (m_cu.cuModuleGetFunction(&kernel.fn, m_module, kernel.name.c_str()) != CUDA_SUCCESS)
@@ -216,11 +218,13 @@ nlohmann::json GpuRunner::load(const nlohmann::json& cmd) {
       size_t count = 0, offset = 0, size = 0;
       while (m_cu.cuFuncGetParamInfo(kernel.fn, count, &offset, &size) == CUDA_SUCCESS) {
         if (count < kernel.args.size()) {
-          bool pointer = kernel.args[count].kind != KernelArg::Kind::param;
-          if ((pointer && size != 8) || (!pointer && size != 8 && size != 4))
+          const auto kind = kernel.args[count].kind;
+          bool pointer = kind != KernelArg::Kind::param && kind != KernelArg::Kind::scalar;
+          if ((pointer && size != 8) || (kind == KernelArg::Kind::param && size != 8 && size != 4) ||
+              (kind == KernelArg::Kind::scalar && size != 8))
             return reply_error("[launch] kernel '" + kernel.name + "': parameter " + std::to_string(count + 1) +
                                " has " + std::to_string(size) + " bytes; tensors and workspace are pointers, params "
-                               "int64_t (long long)");
+                               "int64_t (long long), scalars double");
         }
         ++count;
       }
@@ -268,6 +272,7 @@ nlohmann::json GpuRunner::map(const nlohmann::json& cmd) {
     m_buffers.push_back(buf);
   }
   m_params = cmd.at("params").get<std::vector<int64_t>>();
+  m_scalars = cmd.value("scalars", std::vector<double>{});
   if (bytes > m_arena_cap) {
     if (m_arena) m_cu.cuMemFree(m_arena);
     m_arena = 0;
@@ -356,6 +361,9 @@ std::string GpuRunner::prepare_args() {
       } else if (a.kind == KernelArg::Kind::param) {
         if (size_t(a.index) >= m_params.size()) return "param index out of range";
         values.push_back(uint64_t(m_params[size_t(a.index)]));
+      } else if (a.kind == KernelArg::Kind::scalar) {
+        if (size_t(a.index) >= m_scalars.size()) return "scalar index out of range";
+        values.push_back(std::bit_cast<uint64_t>(m_scalars[size_t(a.index)]));
       } else {
         values.push_back(uint64_t(m_workspace_bytes ? m_workspace : 0));
       }

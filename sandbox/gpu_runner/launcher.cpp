@@ -1,6 +1,6 @@
 // `cuda-launcher` candidates in kwb-gpu-runner (docs/cuda.md): a shared object built by nvcc
-// whose extern "C" host entry takes the tensors' device pointers in spec order, the int64 params
-// and the runner's stream. It runs in this (sandboxed) process on the runner's primary context,
+// whose extern "C" host entry takes the tensors' device pointers in spec order, the int64 params,
+// the double scalars and the runner's stream. It runs in this (sandboxed) process on the runner's primary context,
 // so the pointers it gets are the arena's and its static CUDA runtime finds the same context.
 // It is timed like a `cuda` plan (CUDA events on the runner's stream) and then checked for work it
 // left on other streams: after the stream's stop event the whole context must be idle at once.
@@ -64,12 +64,13 @@ std::string GpuRunner::prepare_launcher_args() {
   for (int64_t p : m_params) m_launcher_args.push_back(intptr_t(p));
   m_launcher_args.push_back(reinterpret_cast<intptr_t>(m_stream));
   if (int(m_launcher_args.size()) > runner::k_max_args) return "the entry takes too many arguments";
+  if (int(m_scalars.size()) > runner::k_max_reals) return "the entry takes too many scalar arguments";
   m_args_dirty = false;
   return {};
 }
 
 std::string GpuRunner::run_launcher() {
-  runner::call_entry(reinterpret_cast<runner::EntryFn>(m_entry), m_launcher_args);
+  runner::call_entry(reinterpret_cast<runner::EntryFn>(m_entry), m_launcher_args, m_scalars);
   return {};
 }
 

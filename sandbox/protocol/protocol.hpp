@@ -8,11 +8,12 @@
 // Commands (evaluator -> runner), one JSON object per line:
 //   {"op":"load","so":"/job/candidate.so","entry":"kwb_softmax_f32"}
 //   {"op":"map","shm_bytes":N,"buffers":[{"offset":O,"bytes":B,"output":true}...],"params":[...]
-//    [,"at":A]}                                     kwb-runner: "at" maps the memfd at linear
+//    [,"at":A][,"scalars":[doubles]]}               kwb-runner: "at" maps the memfd at linear
 //                                                   address A (MAP_FIXED_NOREPLACE; a range taken
 //                                                   there is an error), so two runners timed
 //                                                   against each other see their buffers at the
-//                                                   same addresses (eval/runner_client.cpp)
+//                                                   same addresses (eval/runner_client.cpp);
+//                                                   "scalars": the spec's scalars, after the params
 //   {"op":"call"}                                   one call, outputs left for the evaluator
 //   {"op":"time","calls":K,"flush_bytes":F}         K timed calls; before each (untimed): touch F
 //                                                   bytes to evict caches, poison outputs (0xFF)

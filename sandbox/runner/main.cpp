@@ -41,6 +41,7 @@ struct State {
   size_t mapped = 0;
   std::vector<Buffer> buffers;
   std::vector<intptr_t> args;
+  std::vector<double> reals;  // the spec's scalars, passed after the params
   std::vector<char> flush;
   int discarded = 0;  // samples retaken because the thread was preempted
 };
@@ -66,7 +67,7 @@ nlohmann::json do_load(State& s, const nlohmann::json& cmd) {
 }
 
 // Maps the arena at `at` (0: wherever the kernel puts it). A streaming kernel's speed depends on
-// the linear address of its buffers (one read 0.74-1.22x against itself in another runner process
+// the linear address of its buffers (one read 0.74-1.25x against itself in another runner process
 // on an AMD EPYC, docs/benchmarks/decide.md "Two processes, one kernel"), so
 // the workbench gives every CPU runner that it times the same address; a range already taken
 // there (by memory the candidate mapped when it was loaded) is an error, not another address.
@@ -114,14 +115,16 @@ nlohmann::json do_map(State& s, const nlohmann::json& cmd) {
     s.args.push_back(reinterpret_cast<intptr_t>(s.base + off));
   }
   for (const auto& v : cmd.at("params")) s.args.push_back(intptr_t(v.get<int64_t>()));
+  s.reals = cmd.value("scalars", std::vector<double>{});
   if (s.args.size() > size_t(k_max_args)) return error("too many entry arguments");
+  if (s.reals.size() > size_t(k_max_reals)) return error("too many scalar arguments");
   return {{"ok", true}};
 }
 
 nlohmann::json do_call(State& s) {
   if (!s.entry || !s.base) return error("call before load/map");
   int64_t t0 = monotonic_ns();
-  call_entry(s.entry, s.args);
+  call_entry(s.entry, s.args, s.reals);
   int64_t t1 = monotonic_ns();
   return {{"ok", true}, {"ns", {t1 - t0}}};
 }
@@ -148,7 +151,7 @@ bool paced_calls(State& s) {
     if (go == 'e') return true;
     if (go != 'g') return false;
     int64_t t0 = monotonic_ns();
-    call_entry(s.entry, s.args);
+    call_entry(s.entry, s.args, s.reals);
     int64_t t1 = monotonic_ns();
     int64_t ns = t1 - t0;
     if (::write(s.done_fd, &ns, sizeof ns) != sizeof ns) return false;
@@ -178,7 +181,7 @@ nlohmann::json do_time(State& s, const nlohmann::json& cmd) {
         if (b.output) std::memset(b.ptr, 0xff, b.bytes);
       long before = involuntary_switches();
       int64_t t0 = monotonic_ns();
-      call_entry(s.entry, s.args);
+      call_entry(s.entry, s.args, s.reals);
       int64_t t1 = monotonic_ns();
       if (involuntary_switches() != before && attempt < 3) {
         ++s.discarded;

@@ -76,11 +76,18 @@ class SpecLauncherTemplate : public ::testing::TestWithParam<Template> {};
 TEST_P(SpecLauncherTemplate, AnalysesAndCompiles) { expect_compiles(GetParam(), "cuda-launcher"); }
 INSTANTIATE_TEST_SUITE_P(Specs, SpecLauncherTemplate, ::testing::ValuesIn(shipped_templates("cuda-launcher")), name_of);
 
-// The nine starter specs have ten variants; each ships a template per backend.
+// The nine starter specs have ten variants, and every shipped model op (attention, ...) at least
+// one; each variant with a cpu template ships a template per backend.
 TEST(SpecTemplates, EveryStarterVariantShipsATemplatePerBackend) {
-  EXPECT_EQ(shipped_templates().size(), 10u);
-  EXPECT_EQ(shipped_templates("cuda").size(), 10u);
-  EXPECT_EQ(shipped_templates("cuda-launcher").size(), 10u);
+  const auto cpu = shipped_templates();
+  EXPECT_GE(cpu.size(), 11u);
+  for (const auto& t : cpu) {
+    const auto dir = std::filesystem::path(t.source).parent_path();
+    EXPECT_TRUE(std::filesystem::exists(dir / ("template." + t.variant + ".cu"))) << t.source;
+    EXPECT_TRUE(std::filesystem::exists(dir / ("template." + t.variant + ".launcher.cu"))) << t.source;
+  }
+  EXPECT_EQ(shipped_templates("cuda").size(), cpu.size());
+  EXPECT_EQ(shipped_templates("cuda-launcher").size(), cpu.size());
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ std::string cache_key(const Request& req) {
          (dt == req.variant.dtypes.end() ? "?" : std::string(core::dtype_name(dt->second))) + ',';
   }
   for (const auto& p : req.spec.params) k += p + ',';
+  for (const auto& sc : req.spec.scalars) k += "double " + sc.name + ',';
   k += '\0';
   for (const auto& n : req.kernel_names) k += n + ',';
   k += '\0';

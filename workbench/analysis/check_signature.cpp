@@ -80,6 +80,7 @@ class SignatureCheck {
     CXType c = m_ast.canonical(actual);
     std::string got = tidy_type(m_ast.type_spelling(actual));
     // NVRTC has no <cstdint>: CUDA kernels may spell int64_t as long long (the same 64-bit type).
+    if (e.kind == ParamKind::scalar && e.c_type == "double") return c.kind == CXType_Double ? "" : got;
     if (e.kind == ParamKind::scalar) return c.kind == CXType_Long || (m_ctx.cuda && c.kind == CXType_LongLong) ? "" : got;
     if (c.kind != CXType_Pointer) return got;
     if (e.kind == ParamKind::workspace) return "";  // scratch memory: any pointer type
@@ -99,7 +100,8 @@ class SignatureCheck {
     if (c_type == "uint32_t") return t.kind == CXType_UInt;
     if (c_type == "int64_t") return t.kind == CXType_Long || (m_ctx.cuda && t.kind == CXType_LongLong);
     if (c_type == "uint8_t") return t.kind == CXType_UChar;
-    return t.kind == CXType_Record && m_ast.canonical_name(t) == c_type;  // __half, __nv_bfloat16
+    if (c_type == "int8_t") return t.kind == CXType_SChar || (m_ctx.cuda && t.kind == CXType_Char_S);
+    return t.kind == CXType_Record && m_ast.canonical_name(t) == c_type;  // __half, __nv_bfloat16, __nv_fp8_e4m3
   }
 
   void report(const Position& at, std::string message) {

@@ -50,9 +50,10 @@ json launches_to_json(const std::vector<KernelLaunch>& launches) {
   for (const auto& l : launches) {
     json args = json::array();
     for (const auto& a : l.args)
-      args.push_back({{"kind", a.kind == core::LaunchArg::Kind::tensor  ? "tensor"
-                               : a.kind == core::LaunchArg::Kind::param ? "param"
-                                                                        : "workspace"},
+      args.push_back({{"kind", a.kind == core::LaunchArg::Kind::tensor   ? "tensor"
+                               : a.kind == core::LaunchArg::Kind::param  ? "param"
+                               : a.kind == core::LaunchArg::Kind::scalar ? "scalar"
+                                                                         : "workspace"},
                       {"name", a.name},
                       {"index", a.index}});
     out.push_back({{"kernel", l.kernel}, {"args", args}, {"line", l.line}});
@@ -64,10 +65,12 @@ json launches_to_json(const std::vector<KernelLaunch>& launches) {
 
 json request_to_json(const Request& r) {
   json tensors = json::array();
-  for (const auto& t : r.spec.tensors) tensors.push_back({{"name", t.name}, {"role", core::role_name(t.role)}});
+  for (const auto& t : r.spec.tensors)
+    tensors.push_back({{"name", t.name}, {"role", core::role_name(t.role)}, {"optional", t.optional}});
   json dtypes = json::object();
   for (const auto& [name, dt] : r.variant.dtypes) dtypes[name] = core::dtype_name(dt);
-  return {{"spec", {{"op", r.spec.op}, {"version", r.spec.version}, {"tensors", tensors}, {"params", r.spec.params}}},
+  return {{"spec", {{"op", r.spec.op}, {"version", r.spec.version}, {"tensors", tensors}, {"params", r.spec.params},
+                    {"scalars", r.spec.scalar_names()}}},
           {"variant", {{"name", r.variant.name}, {"entry", r.variant.entry}, {"dtypes", dtypes}}},
           {"backend", r.backend},
           {"source_base64", base64(r.source)},
@@ -84,9 +87,11 @@ util::Result<OwnedRequest> request_from_json(const json& j) {
     r.spec.op = s.at("op").get<std::string>();
     r.spec.version = s.at("version").get<int>();
     r.spec.params = s.at("params").get<std::vector<std::string>>();
+    for (const auto& name : s.value("scalars", std::vector<std::string>{})) r.spec.scalars.push_back({name, {}});
     for (const auto& t : s.at("tensors")) {
       core::TensorSpec ts;
       ts.name = t.at("name").get<std::string>();
+      ts.optional = t.value("optional", false);
       std::string role = t.at("role").get<std::string>();
       ts.role = role == "in" ? core::Role::in : role == "out" ? core::Role::out : core::Role::inout;
       r.spec.tensors.push_back(ts);
@@ -111,9 +116,10 @@ util::Result<OwnedRequest> request_from_json(const json& j) {
       for (const auto& a : l.at("args")) {
         std::string kind = a.at("kind").get<std::string>();
         core::LaunchArg arg;
-        arg.kind = kind == "tensor" ? core::LaunchArg::Kind::tensor
-                   : kind == "param" ? core::LaunchArg::Kind::param
-                                     : core::LaunchArg::Kind::workspace;
+        arg.kind = kind == "tensor"   ? core::LaunchArg::Kind::tensor
+                   : kind == "param"  ? core::LaunchArg::Kind::param
+                   : kind == "scalar" ? core::LaunchArg::Kind::scalar
+                                      : core::LaunchArg::Kind::workspace;
         arg.name = a.at("name").get<std::string>();
         arg.index = a.at("index").get<int>();
         launch.args.push_back(arg);

@@ -5,6 +5,7 @@
 #include "app/library_support.hpp"
 #include "library/spec_folders.hpp"
 #include "eval/reference_host.hpp"
+#include "speccheck/template_adapter.hpp"
 
 #include <fmt/format.h>
 
@@ -62,7 +63,13 @@ speccheck::ReferenceAccess spec_reference_access(const util::Settings& settings)
     return speccheck::ReferenceBuild{b->ok, b->diagnostics, b->reason};
   };
   auto open = [host, warnings](const core::Spec& spec) { return host->open(spec, warnings); };
-  return {build, open};
+  auto open_template = [host](const core::Spec& spec,
+                              const core::Variant& v) -> util::Result<std::shared_ptr<eval::Reference>> {
+    auto source = speccheck::template_reference_source(spec, v);
+    if (!source) return util::fail("", "the spec ships no CPU template for variant " + v.name);
+    return host->open_source(spec, *source, spec.file.parent_path() / spec.templates.at("cpu").at(v.name).file);
+  };
+  return {build, open, open_template};
 }
 
 library::SpecCheck spec_checks(const util::Settings& settings) {

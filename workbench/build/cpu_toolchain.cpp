@@ -48,6 +48,14 @@ std::filesystem::path remarks_path(const CompileCache& cache, const std::string&
   return p;
 }
 
+// Beside the cached object: the compiler's log (its warnings), so that a cache hit reports the
+// diagnostics the compile did (`kwb spec check` fails a reference that warns, hit or miss).
+std::filesystem::path log_path(const CompileCache& cache, const std::string& key) {
+  auto p = cache.path_of(key);
+  p += ".log";
+  return p;
+}
+
 }  // namespace
 
 util::Result<CpuToolchain> CpuToolchain::detect(const std::string& cxx) {
@@ -97,8 +105,13 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
       auto remarks = req.vectorization_remarks
                          ? util::read_file_nofollow(remarks_path(*cache, result.cache_key), k_max_object_bytes)
                          : util::Result<std::string>(std::string());
-      if (data && remarks && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
+      // An entry without its log (written by a workbench that kept none) is compiled again: its
+      // warnings are unknown.
+      auto log = util::read_file_nofollow(log_path(*cache, result.cache_key), k_max_object_bytes);
+      if (data && remarks && log && util::write_file_atomic(req.job_dir / "candidate.so", *data)) {
         result.remarks = parse_vectorization_remarks(*remarks, "candidate.cpp", req.display_name);
+        result.log = *log;
+        result.diagnostics = parse_diagnostics(result.log, "candidate.cpp", req.display_name);
         result.ok = true;
         result.cache_hit = true;
         result.object_inside = "/job/candidate.so";
@@ -165,10 +178,12 @@ util::Result<CompileResult> CpuToolchain::compile(const CompileRequest& req) con
     result.remarks = parse_vectorization_remarks(remark_lines, "candidate.cpp", req.display_name);
   }
   if (cache) {
-    // The remarks first: a present object means a complete entry.
+    // The remarks and the log first: a present object means a complete entry.
     if (req.vectorization_remarks)
       if (auto r = util::write_file_atomic(remarks_path(*cache, result.cache_key), remark_lines); !r)
         return std::unexpected(r.error());
+    if (auto r = util::write_file_atomic(log_path(*cache, result.cache_key), result.log); !r)
+      return std::unexpected(r.error());
     // Read back without following links: the job folder is hostile after the compile.
     if (auto r = cache->store(result.cache_key, req.job_dir / "candidate.so", k_max_object_bytes); !r) {
       result.ok = false;

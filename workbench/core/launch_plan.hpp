@@ -2,8 +2,8 @@
 // The launch plan of a `cuda`-form candidate (docs/architecture.md "Candidate forms"): which
 // `extern "C" __global__` kernels the trusted runner launches, in order, on one stream, with which
 // grid / block / dynamic shared memory (expressions over the workload's params and the tunables)
-// and which arguments (spec tensors as device pointers, params as int64, or the zeroed
-// `workspace`). Written as comment header lines in the source (docs/cuda.md):
+// and which arguments (spec tensors as device pointers, params as int64, scalars as double, or the
+// zeroed `workspace`). Written as comment header lines in the source (docs/cuda.md):
 //   // kwb:launch softmax_rows grid=(rows) block=(BLOCK) smem=0 args=(x, y, rows, cols)
 //   // kwb:tune BLOCK=128,256,512
 //   // kwb:workspace bytes=4*rows
@@ -16,10 +16,12 @@
 namespace kwb::core {
 
 struct LaunchArg {
-  enum class Kind { tensor, param, workspace };
+  enum class Kind { tensor, param, workspace, scalar };
   Kind kind = Kind::tensor;
   std::string name;
-  int index = 0;  // position among the spec's tensors or params (0 for workspace)
+  // Position among the variant's tensors (its optional tensors omitted), the spec's params or
+  // scalars (0 for workspace).
+  int index = 0;
 };
 
 struct Launch {

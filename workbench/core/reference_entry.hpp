@@ -34,14 +34,16 @@ extern "C" __attribute__((visibility("default"))) void kwb_reference_entry(char*
   using namespace kwb::reference_entry;
   auto* b = reinterpret_cast<kwb_ref_block*>(base);
   if (b->magic != KWB_REF_MAGIC || b->abi != KWB_REF_ABI || b->n_params > KWB_REF_MAX_PARAMS ||
-      b->n_tensors > KWB_REF_MAX_TENSORS)
+      b->n_tensors > KWB_REF_MAX_TENSORS || b->n_scalars > KWB_REF_MAX_SCALARS)
     return fail(b, "the reference was built for another interface version (rebuild it)");
   try {
     kwb::core::ReferenceArgs a;
     a.variant = bounded(b->variant);
     for (uint32_t i = 0; i < b->n_params; ++i) a.params[bounded(b->params[i].name)] = b->params[i].value;
+    for (uint32_t i = 0; i < b->n_scalars; ++i) a.scalars[bounded(b->scalars[i].name)] = b->scalars[i].value;
     for (uint32_t i = 0; i < b->n_tensors; ++i) {
       const kwb_ref_tensor& t = b->tensors[i];
+      a.counts[bounded(t.name)] = size_t(t.count);
       if (t.role == KWB_REF_OUTPUT) a.outputs[bounded(t.name)] = reinterpret_cast<double*>(base + t.offset);
       else a.inputs[bounded(t.name)] = base + t.offset;
     }

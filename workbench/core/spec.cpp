@@ -14,6 +14,19 @@ const TensorSpec* Spec::find_tensor(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<const TensorSpec*> Spec::tensors_of(const Variant& v) const {
+  std::vector<const TensorSpec*> out;
+  for (const auto& t : tensors)
+    if (v.has(t.name)) out.push_back(&t);
+  return out;
+}
+
+std::vector<std::string> Spec::scalar_names() const {
+  std::vector<std::string> out;
+  for (const auto& s : scalars) out.push_back(s.name);
+  return out;
+}
+
 std::string_view role_name(Role r) {
   switch (r) {
     case Role::in: return "in";

@@ -17,6 +17,18 @@ namespace kwb::core {
 
 enum class Role { in, out, inout };
 
+// The set comparison rule of an index output (docs/specs.md "Set outputs"), e.g. top-k: along its
+// last dimension, each row of the index tensor selects elements of the same row of input `of`;
+// ties make several selections right. A row is right when its indices are distinct, in range, and
+// select values that match the expected selection as a multiset (within `values`' tolerance,
+// or, without `values`, the tolerance of exact equality); with `values`, that output's rows must
+// match the expected values as a multiset and each index must point at an element of `of` equal
+// (within `values`' tolerance) to the value reported beside it.
+struct SetRule {
+  std::string of;      // the input the indices point into (its last dimension)
+  std::string values;  // optional: the output that reports the selected values ("" when none)
+};
+
 struct TensorSpec {
   std::string name;
   Role role = Role::in;
@@ -24,6 +36,10 @@ struct TensorSpec {
   // Outputs: whether every element must be finite (checked by `kwb spec check`). Unset: finite
   // under the distributions without non-finite or extreme specials (docs/specs.md).
   std::optional<bool> finite;
+  // A variant may omit it (docs/specs.md "Optional tensors"): variants that give it no dtype do not
+  // have it (it is absent from their entry point, the reference's arguments and the arena).
+  bool optional = false;
+  std::optional<SetRule> set;  // index outputs compared as a set (top-k)
 };
 
 struct Tolerance {
@@ -43,16 +59,28 @@ struct Variant {
   std::map<std::string, DType> dtypes;        // per tensor
   std::map<std::string, Tolerance> tolerance;  // per output tensor, no defaults
   Roofline roofline;
+
+  // Whether the variant has tensor `name` (an optional tensor it gives no dtype is absent).
+  bool has(const std::string& name) const { return dtypes.find(name) != dtypes.end(); }
 };
 
-// How the values of one input tensor are drawn.
+// How the values of one input tensor are drawn (docs/specs.md "Distributions").
 struct Generator {
-  std::string kind;          // "uniform" | "normal" | "int_uniform" | "constant"
-  double lo = 0, hi = 1;     // uniform [lo, hi); int_uniform [lo, hi] inclusive
+  // "uniform" | "normal" | "int_uniform" | "constant" | "offsets" | "distinct" | "permutation"
+  std::string kind;
+  double lo = 0, hi = 1;     // uniform [lo, hi); int_uniform and distinct [lo, hi] inclusive
   double mean = 0, stddev = 1;  // normal
   double value = 0;          // constant
   double specials_fraction = 0;  // share of elements replaced by a special value
   std::vector<std::string> specials;  // "nan" "inf" "-inf" "+0" "-0" "denormal" "max" "lowest"
+  // offsets: a sorted 1-D tensor [0, ..., end] whose consecutive differences (lengths) are drawn in
+  // [min_length, max_length] (cu_seqlens of a ragged batch).
+  double end = 0, min_length = 0, max_length = 0;
+  bool per_row = false;  // distinct, permutation: distinct within each row (last dimension)
+  // Integer fields written as expressions over the params (`"hi": "vocab - 1"`), by field name
+  // ("lo", "hi", "end", "min_length", "max_length"): evaluated per workload by
+  // spec::resolve_generator, which writes the numeric field above. Empty once resolved.
+  std::map<std::string, std::string> bounds;
 };
 
 // A named input case: one generator per input tensor. Test workloads run under every
@@ -63,9 +91,17 @@ struct Distribution {
   std::map<std::string, Generator> tensors;
 };
 
+// A floating-point scalar of the op (eps, theta, a scale), passed to the entry point as a double
+// after the int64 params (docs/specs.md "Scalars").
+struct ScalarSpec {
+  std::string name;
+  std::optional<double> value;  // the value of workloads that give none
+};
+
 struct Workload {
   std::string name;
   std::map<std::string, int64_t> params;
+  std::map<std::string, double> scalars;  // a value for every declared scalar
   std::vector<std::string> backends;  // empty: every backend
   std::string label;                  // bench: what real use this size stands for
   bool drawn = false;                 // a test workload drawn from the spec's shapes for one evaluation
@@ -120,10 +156,17 @@ struct ParamRange {
   int64_t lo = 1, hi = 1;
 };
 
+// One scalar's range for drawn shapes: finite doubles lo..hi, inclusive (lo == hi fixes it).
+struct ScalarRange {
+  std::string scalar;
+  double lo = 0, hi = 0;
+};
+
 // Fresh test shapes (docs/specs.md "Shapes"): every evaluation draws `count` test workloads from
 // the ranges with its secret seed, each meeting every constraint and the element cap.
 struct ShapeDraws {
   std::vector<ParamRange> ranges;        // one per spec param, in spec param order
+  std::vector<ScalarRange> scalars;      // one per spec scalar, in spec scalar order
   std::vector<std::string> constraints;  // conditions (`cols % 8 == 0`) every drawn shape meets
   int count = 3;                         // test workloads drawn per evaluation
   int64_t max_elements = int64_t{1} << 20;  // elements of all tensors together, per drawn shape
@@ -134,6 +177,7 @@ struct Spec {
   int version = 1;
   std::string summary;
   std::vector<std::string> params;  // int64 scalars, in entry-point order after the tensors
+  std::vector<ScalarSpec> scalars;  // doubles, in entry-point order after the params
   std::vector<TensorSpec> tensors;  // in entry-point order
   std::vector<Variant> variants;
   std::vector<Distribution> distributions;
@@ -157,6 +201,9 @@ struct Spec {
 
   const Variant* find_variant(std::string_view name) const;
   const TensorSpec* find_tensor(std::string_view name) const;
+  // The tensors variant `v` has, in spec order (every tensor but the optional ones it omits).
+  std::vector<const TensorSpec*> tensors_of(const Variant& v) const;
+  std::vector<std::string> scalar_names() const;
 };
 
 std::string_view role_name(Role r);

@@ -22,8 +22,6 @@ std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t>& shape) {
   return idx;
 }
 
-namespace {
-
 bool is_poison(const void* data, core::DType t, size_t i, unsigned char poison) {
   size_t n = core::dtype_size(t);
   const auto* p = static_cast<const unsigned char*>(data) + i * n;
@@ -32,7 +30,7 @@ bool is_poison(const void* data, core::DType t, size_t i, unsigned char poison) 
   return true;
 }
 
-bool within(double got, double want, const core::Tolerance& tol, double& abs_err, double& rel_err) {
+bool within_tolerance(double got, double want, const core::Tolerance& tol, double& abs_err, double& rel_err) {
   abs_err = rel_err = 0;
   if (std::isnan(want)) return std::isnan(got);
   if (std::isnan(got)) {
@@ -49,8 +47,6 @@ bool within(double got, double want, const core::Tolerance& tol, double& abs_err
   if (tol.exact || (tol.atol == 0 && tol.rtol == 0)) return got == want && std::signbit(got) == std::signbit(want);
   return abs_err <= tol.atol + tol.rtol * std::fabs(want);
 }
-
-}  // namespace
 
 namespace {
 
@@ -75,7 +71,7 @@ Comparison compare_range(const void* got, core::DType dtype, const std::vector<d
       }
     }
     double a = 0, r = 0;
-    bool ok = within(g, want[i], tol, a, r);
+    bool ok = within_tolerance(g, want[i], tol, a, r);
     if (std::isfinite(a)) c.max_abs_err = std::max(c.max_abs_err, a);
     else if (!ok) c.max_abs_err = INFINITY;
     // Relative error means little where the expected value is below the absolute tolerance.
@@ -135,6 +131,10 @@ std::string describe_mismatch(const Comparison& c, const core::Tolerance& tol, s
   std::string idx;
   for (size_t k = 0; k < c.first->index.size(); ++k) idx += (k ? ", " : "") + std::to_string(c.first->index[k]);
   std::string tol_text = tol.exact ? "exact" : fmt::format("atol {:g}, rtol {:g}", tol.atol, tol.rtol);
+  if (!c.detail.empty())
+    return fmt::format("output {}: {} of {} elements wrong (compared as a set per row); first at [{}]: {} ({}){}",
+                       tensor, c.mismatches, count, idx, c.detail, tol_text,
+                       c.poisoned == c.mismatches ? "; never written (still the poison pattern)" : "");
   std::string s = fmt::format("output {}: {} of {} elements wrong; first at [{}]: got {:.9g}, expected {:.9g} ({})",
                               tensor, c.mismatches, count, idx, c.first->got, c.first->expected, tol_text);
   // Hints from the shape of the failure.

@@ -3,19 +3,9 @@
 #include <algorithm>
 
 #include "eval/sequential_interval.hpp"
+#include "eval/stats.hpp"
 
 namespace kwb::eval {
-
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 ConfigChoice choose_config(const std::vector<std::vector<double>>& block_medians, double confidence) {
   ConfigChoice out;

@@ -4,7 +4,7 @@
 // neither is the code's: the linear address its buffers are mapped at, and the core it runs on.
 // - The address: every timed CPU runner maps the arena at k_timed_arena_address (the `at` of the
 //   map command, sandbox/protocol/protocol.hpp). Where each process's kernel put it (a random
-//   address per process) one vector_add read 0.70-1.57x against itself in another runner process,
+//   address per process) one vector_add read 0.74-1.25x against itself in another runner process,
 //   with tight intervals, on the 2-core AMD EPYC VM (docs/benchmarks/decide.md "Two processes, one
 //   kernel").
 // - The core: with one thread, each timing batch runs with the runner and the trusted thread that

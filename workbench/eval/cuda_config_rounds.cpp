@@ -5,18 +5,12 @@
 #include <chrono>
 
 #include "eval/cuda_evaluation.hpp"
+#include "eval/stats.hpp"
 #include "util/random.hpp"
 
 namespace kwb::eval {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 constexpr int k_min_rounds = 9;    // the sign test's interval needs 9 rounds at 99 %
 constexpr int k_max_rounds = 40;

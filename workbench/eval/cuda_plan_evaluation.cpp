@@ -59,7 +59,7 @@ bool CudaPlanEvaluation::analyze() {
   m_plan = std::move(*plan);
   if (m_cand.variant.empty()) m_cand.variant = m_plan.variant;
   if (!resolve_variant(" (or add a `// kwb:variant NAME` line)") || !draw_test_workloads()) return false;
-  if (auto r = spec::bind_launch_plan(m_plan, m_spec, file); !r) {
+  if (auto r = spec::bind_launch_plan(m_plan, m_spec, file, m_variant); !r) {
     m_verdict.diagnostics.push_back(plan_diagnostic(r.error(), file));
     return fail(core::Status::rejected, r.error().what());
   }

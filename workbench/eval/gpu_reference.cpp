@@ -58,9 +58,10 @@ util::Result<void> GpuReference::compute_locked(const core::ReferenceArgs& args)
     m_has_dims = false;
   }
   // Inputs in the variant's dtypes, outputs as doubles, in the spec's tensor order (the plan's
-  // tensor indices).
+  // tensor indices count the variant's tensors: an optional one it omits has no slot).
   std::vector<TensorSlot> slots;
-  for (const auto& t : m_spec.tensors) {
+  for (const auto* tp : m_spec.tensors_of(*variant)) {
+    const core::TensorSpec& t = *tp;
     auto shape = spec::tensor_shape(m_spec, t, args.params);
     if (!shape) return std::unexpected(shape.error());
     TensorSlot s;
@@ -73,12 +74,19 @@ util::Result<void> GpuReference::compute_locked(const core::ReferenceArgs& args)
     s.bytes = s.count * core::dtype_size(s.dtype);
     slots.push_back(std::move(s));
   }
-  if (!same_layout(slots, m_slots)) {
+  std::vector<double> scalars;
+  for (const auto& sc : m_spec.scalars) {
+    auto v = args.scalars.find(sc.name);
+    if (v == args.scalars.end()) return util::fail("", "the caller gave no scalar '" + sc.name + "'");
+    scalars.push_back(v->second);
+  }
+  if (!same_layout(slots, m_slots) || scalars != m_scalars) {
     if (auto l = arena.layout(slots); !l) return std::unexpected(l.error());
     std::vector<int64_t> params;
     for (const auto& p : m_spec.params) params.push_back(args.params.at(p));
-    if (auto r = runner.map(arena, slots, params); !r) return gone(r.error().reason);
+    if (auto r = runner.map(arena, slots, params, scalars); !r) return gone(r.error().reason);
     m_slots = slots;
+    m_scalars = scalars;
     m_has_dims = false;
   }
   if (!m_has_dims || m_dims_for != args.params) {

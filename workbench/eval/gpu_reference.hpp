@@ -40,6 +40,7 @@ class GpuReference : public Reference {
   std::optional<std::string> m_dead;      // why the session is gone
   std::optional<std::string> m_loaded;    // the variant whose plan the runner holds
   std::vector<TensorSlot> m_slots;        // the layout the runner has mapped
+  std::vector<double> m_scalars;          // the scalars it was mapped with
   std::map<std::string, int64_t> m_dims_for;  // the params whose launch dimensions it holds
   bool m_has_dims = false;
 };

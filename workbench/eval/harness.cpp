@@ -7,6 +7,7 @@
 
 #include "eval/compare.hpp"
 #include "eval/inputs.hpp"
+#include "spec/generators.hpp"
 #include "spec/loader.hpp"
 #include "eval/vector_pool.hpp"
 #include "util/checksum.hpp"
@@ -58,13 +59,13 @@ std::string WorkloadHarness::context() const {
 
 std::optional<CheckFailure> WorkloadHarness::prepare() {
   m_slots.clear();
-  for (const auto& t : m_spec.tensors) {
-    auto shape = spec::tensor_shape(m_spec, t, m_workload.params);
+  for (const auto* t : m_spec.tensors_of(m_variant)) {  // an optional tensor the variant omits has no slot
+    auto shape = spec::tensor_shape(m_spec, *t, m_workload.params);
     if (!shape) return CheckFailure{core::Status::error, shape.error().what()};
     TensorSlot s;
-    s.name = t.name;
-    s.role = t.role;
-    s.dtype = m_variant.dtypes.at(t.name);
+    s.name = t->name;
+    s.role = t->role;
+    s.dtype = m_variant.dtypes.at(t->name);
     s.shape = *shape;
     s.count = 1;
     for (auto d : s.shape) s.count *= size_t(d);
@@ -74,7 +75,16 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
   if (auto r = m_arena.layout(m_slots); !r) return CheckFailure{core::Status::error, r.error().what()};
   std::vector<int64_t> params;
   for (const auto& p : m_spec.params) params.push_back(m_workload.params.at(p));
-  if (auto r = m_runner.map(m_arena, m_slots, params); !r) return CheckFailure{r.error().status, r.error().reason};
+  std::vector<double> scalars;
+  for (const auto& sc : m_spec.scalars) {
+    auto v = m_workload.scalars.find(sc.name);
+    if (v == m_workload.scalars.end())
+      return CheckFailure{core::Status::error, blame_spec(m_spec, "workload " + m_workload.name + " has no value for scalar '" +
+                                                                      sc.name + "'")};
+    scalars.push_back(v->second);
+  }
+  if (auto r = m_runner.map(m_arena, m_slots, params, scalars); !r)
+    return CheckFailure{r.error().status, r.error().reason};
   m_previous_sums.clear();
   m_outputs_verified = false;
   m_previous_key = util::secret_seed();
@@ -118,11 +128,21 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
   ScopeTimer timer(m_times ? &m_times->inputs_ms : nullptr);
   m_distribution = dist.name;
   m_dist = &dist;
+  // Bounds written as expressions, evaluated for this workload (the loader checked them for every
+  // published workload and drawn shape it tried; a failure here blames the spec).
+  auto generators = spec::resolve_distribution(m_spec, spec::distribution_index(m_spec, dist), m_workload.params,
+                                               "workload " + m_workload.name);
+  if (!generators) {
+    m_reference_failure = CheckFailure{core::Status::error, blame_spec(m_spec, context() + ": " + generators.error().what())};
+    return;
+  }
+  m_generators = std::move(*generators);
   util::Rng rng(seed);
   m_input_key = rng.next();
   core::ReferenceArgs args;
   args.variant = m_variant.name;
   args.params = m_workload.params;
+  args.scalars = m_workload.scalars;
   for (const auto& s : m_slots) {
     if (s.role != core::Role::out) {
       // Generated in place and checksummed (docs/evaluation.md "Anti-cheat rules", rule 3); the
@@ -134,7 +154,8 @@ void WorkloadHarness::load_inputs(const core::Distribution& dist, uint64_t seed)
       m_input_seeds[s.name] = fill_seed;
       {
         ScopeTimer t(nullptr, "fill", s.bytes);
-        fill_tensor_seeded(m_arena.data(s), s.dtype, s.count, dist.tensors.at(s.name), fill_seed);
+        fill_tensor_seeded(m_arena.data(s), s.dtype, s.count, m_generators.at(s.name), fill_seed,
+                           s.shape.empty() ? 0 : size_t(s.shape.back()));
       }
       ScopeTimer t(nullptr, "input_sum", s.bytes);
       m_input_sums[s.name] = util::keyed_checksum(m_arena.data(s), s.bytes, m_input_key);
@@ -177,6 +198,7 @@ void WorkloadHarness::adopt_inputs(const WorkloadHarness& from, bool with_expect
   ScopeTimer timer(m_times ? &m_times->inputs_ms : nullptr, "adopt", output_bytes());
   m_distribution = from.m_distribution;
   m_dist = from.m_dist;
+  m_generators = from.m_generators;
   m_input_key = from.m_input_key;
   m_input_seeds = from.m_input_seeds;
   m_input_sums = from.m_input_sums;
@@ -206,6 +228,7 @@ std::optional<std::string> WorkloadHarness::cross_check(Reference& other, const 
   core::ReferenceArgs args;
   args.variant = m_variant.name;
   args.params = m_workload.params;
+  args.scalars = m_workload.scalars;
   std::map<std::string, std::vector<double>> got;
   for (const auto& s : m_slots) {
     if (s.role == core::Role::in) args.inputs[s.name] = m_arena.data(s);
@@ -218,13 +241,46 @@ std::optional<std::string> WorkloadHarness::cross_check(Reference& other, const 
   if (auto done = other.compute(args); !done) return context() + ": " + done.error().what();
   for (const auto& s : m_slots) {
     if (s.role != core::Role::out) continue;
-    const auto& tol = m_variant.tolerance.at(s.name);
-    auto c = compare_output(got[s.name].data(), core::DType::f64, m_expected[s.name], tol, s.shape, s.name);
-    if (!c.ok())
+    for (const auto& o : compare_slot(s, got[s.name].data(), core::DType::f64, &got, 0xff)) {
+      if (o.comparison.ok()) continue;
       return context() + ": " + other_name + " disagrees with the CPU reference (reference.cpp): " +
-             describe_mismatch(c, tol, s.count, s.shape, s.name);
+             describe_mismatch(o.comparison, *o.tol, o.slot->count, o.slot->shape, o.slot->name);
+    }
   }
   return std::nullopt;
+}
+
+const TensorSlot* WorkloadHarness::slot(const std::string& name) const {
+  for (const auto& s : m_slots)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<WorkloadHarness::OutputComparison> WorkloadHarness::compare_slot(
+    const TensorSlot& s, const void* got, core::DType dtype, const std::map<std::string, std::vector<double>>* doubles,
+    unsigned char poison) const {
+  const core::TensorSpec* t = m_spec.find_tensor(s.name);
+  for (const auto& other : m_spec.tensors)  // a set rule's values output is compared with its indices
+    if (other.set && other.set->values == s.name) return {};
+  const auto& tol = m_variant.tolerance.at(s.name);
+  if (!t || !t->set) return {{&s, &tol, compare_output(got, dtype, m_expected.at(s.name), tol, s.shape, s.name, poison)}};
+  // A set rule (docs/specs.md "Set outputs"): the values output's tolerance judges the values.
+  const TensorSlot* of = slot(t->set->of);
+  const TensorSlot* values = t->set->values.empty() ? nullptr : slot(t->set->values);
+  const void* of_data = of->role == core::Role::inout ? static_cast<const void*>(m_inputs.at(of->name).data())
+                                                      : static_cast<const void*>(m_arena.data(*of));
+  TensorView got_values;
+  if (values) got_values = doubles ? TensorView{doubles->at(values->name).data(), core::DType::f64}
+                                   : TensorView{m_arena.data(*values), values->dtype};
+  const core::Tolerance& value_tol = values ? m_variant.tolerance.at(values->name) : tol;
+  auto c = compare_set(TensorView{got, dtype}, m_expected.at(s.name), got_values,
+                       values ? &m_expected.at(values->name) : nullptr, TensorView{of_data, of->dtype},
+                       of->shape.empty() ? 1 : of->shape.back(), value_tol, s.shape, s.name,
+                       values ? values->name : std::string(), poison);
+  std::vector<OutputComparison> out;
+  if (values) out.push_back({values, &value_tol, std::move(c.values)});
+  out.push_back({&s, &value_tol, std::move(c.indices)});
+  return out;
 }
 
 std::optional<CheckFailure> WorkloadHarness::run_and_verify(uint64_t guard_seed, unsigned char poison) {
@@ -251,7 +307,8 @@ std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, uns
     if (util::keyed_checksum(m_arena.data(s), s.bytes, m_input_key) == m_input_sums.at(s.name)) continue;
     // Changed: generate the original again to say where.
     std::vector<char> mine(s.bytes);
-    fill_tensor_seeded(mine.data(), s.dtype, s.count, m_dist->tensors.at(s.name), m_input_seeds.at(s.name));
+    fill_tensor_seeded(mine.data(), s.dtype, s.count, m_generators.at(s.name), m_input_seeds.at(s.name),
+                       s.shape.empty() ? 0 : size_t(s.shape.back()));
     size_t esz = core::dtype_size(s.dtype), i = 0;
     while (i < s.count && std::memcmp(mine.data() + i * esz, m_arena.data(s) + i * esz, esz) == 0) ++i;
     auto idx = unravel(int64_t(i), s.shape);
@@ -261,22 +318,24 @@ std::optional<CheckFailure> WorkloadHarness::verify(const std::string& when, uns
                         where + ": input " + s.name + " was modified by the kernel (first change at [" + at +
                             "]); inputs are read-only in this spec"};
   }
-  for (const auto& s : m_slots) {
-    if (s.role == core::Role::in) continue;
-    const auto& tol = m_variant.tolerance.at(s.name);
-    auto c = compare_output(m_arena.data(s), s.dtype, m_expected[s.name], tol, s.shape, s.name, poison);
-    m_result.max_abs_err = std::max(m_result.max_abs_err, c.max_abs_err);
-    m_result.max_rel_err = std::max(m_result.max_rel_err, c.max_rel_err);
-    if (c.ok()) continue;
-    m_result.correct = false;
-    m_result.mismatches += c.mismatches;
-    if (!m_result.first_mismatch) m_result.first_mismatch = c.first;
-    std::string reason = where + ": " + describe_mismatch(c, tol, s.count, s.shape, s.name);
-    auto prev = m_previous_sums.find(s.name);
-    if (prev != m_previous_sums.end() && util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key) == prev->second)
-      reason += "; the output is identical to the one for the previous, different inputs: results cached "
-                "across calls (by pointer or shape)?";
-    return CheckFailure{core::Status::incorrect, reason};
+  for (const auto& slot : m_slots) {
+    if (slot.role == core::Role::in) continue;
+    for (const auto& o : compare_slot(slot, m_arena.data(slot), slot.dtype, nullptr, poison)) {
+      const auto& c = o.comparison;
+      const TensorSlot& s = *o.slot;
+      m_result.max_abs_err = std::max(m_result.max_abs_err, c.max_abs_err);
+      m_result.max_rel_err = std::max(m_result.max_rel_err, c.max_rel_err);
+      if (c.ok()) continue;
+      m_result.correct = false;
+      m_result.mismatches += c.mismatches;
+      if (!m_result.first_mismatch) m_result.first_mismatch = c.first;
+      std::string reason = where + ": " + describe_mismatch(c, *o.tol, s.count, s.shape, s.name);
+      auto prev = m_previous_sums.find(s.name);
+      if (prev != m_previous_sums.end() && util::keyed_checksum(m_arena.data(s), s.bytes, m_previous_key) == prev->second)
+        reason += "; the output is identical to the one for the previous, different inputs: results cached "
+                  "across calls (by pointer or shape)?";
+      return CheckFailure{core::Status::incorrect, reason};
+    }
   }
   m_outputs_verified = true;
   return std::nullopt;

@@ -13,6 +13,7 @@
 #include "core/spec.hpp"
 #include "core/verdict.hpp"
 #include "eval/arena.hpp"
+#include "eval/compare.hpp"
 #include "eval/runner_client.hpp"
 
 namespace kwb::eval {
@@ -74,7 +75,20 @@ class WorkloadHarness {
   const std::map<std::string, int64_t>& params() const { return m_workload.params; }
 
  private:
+  struct OutputComparison {
+    const TensorSlot* slot;
+    const core::Tolerance* tol;
+    Comparison comparison;
+  };
   std::string context() const;
+  const TensorSlot* slot(const std::string& name) const;
+  // Output slot `s` holding `got` (in `dtype`) against the expected outputs: one comparison, or for
+  // an index output under a set rule the values' and the indices' (`doubles`: every output as
+  // doubles, for a second reference's outputs; null: the arena's); none for a set rule's values
+  // output, which its index output compares.
+  std::vector<OutputComparison> compare_slot(const TensorSlot& s, const void* got, core::DType dtype,
+                                             const std::map<std::string, std::vector<double>>* doubles,
+                                             unsigned char poison) const;
   std::optional<CheckFailure> await_reference();  // how the reference failed, if it did
   size_t output_bytes() const;                     // bytes of the out and inout tensors
 
@@ -90,6 +104,7 @@ class WorkloadHarness {
   std::map<std::string, uint64_t> m_input_seeds, m_input_sums;
   uint64_t m_input_key = 0;
   const core::Distribution* m_dist = nullptr;
+  std::map<std::string, core::Generator> m_generators;  // m_dist's, resolved for the workload
   std::map<std::string, std::vector<char>> m_inputs;      // private copies of inout tensors
   std::map<std::string, std::vector<double>> m_expected;  // reference outputs
   std::map<std::string, std::vector<char>> m_first;       // determinism: the first run's outputs

@@ -3,18 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "eval/stats.hpp"
+
 namespace kwb::eval {
-
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 PairedSeries::PairedSeries(double confidence, PairedRules rules, double precision_pct, int min_blocks)
     : m_sequence(confidence), m_rules(std::move(rules)), m_precision_pct(precision_pct), m_min_blocks(min_blocks) {}

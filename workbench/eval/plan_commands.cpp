@@ -9,9 +9,10 @@ nlohmann::json load_module_command(const core::LaunchPlan& plan, const std::stri
   for (const auto& l : plan.launches) {
     nlohmann::json args = nlohmann::json::array();
     for (const auto& a : l.args)
-      args.push_back({a.kind == core::LaunchArg::Kind::tensor  ? "tensor"
-                      : a.kind == core::LaunchArg::Kind::param ? "param"
-                                                               : "workspace",
+      args.push_back({a.kind == core::LaunchArg::Kind::tensor   ? "tensor"
+                      : a.kind == core::LaunchArg::Kind::param  ? "param"
+                      : a.kind == core::LaunchArg::Kind::scalar ? "scalar"
+                                                                : "workspace",
                       a.index});
     kernels.push_back({{"name", l.kernel}, {"args", args}});
   }

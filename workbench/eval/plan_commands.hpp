@@ -13,7 +13,8 @@
 
 namespace kwb::eval {
 
-// {"op": "load", "cubin": path, "kernels": [{name, args: [[kind, index], ...]}], "strict_l2"}
+// {"op": "load", "cubin": path, "kernels": [{name, args: [[kind, index], ...]}], "strict_l2"}; kind
+// is "tensor" (index among the variant's tensors), "param", "scalar" (a double) or "workspace".
 nlohmann::json load_module_command(const core::LaunchPlan& plan, const std::string& cubin_path, bool strict_l2);
 
 // {"op": "dims", "launches": [{grid, block, smem}], "workspace_bytes"} for one workload and config;

@@ -52,8 +52,14 @@ util::Result<ReferenceBuild> ReferenceHost::build(const core::Spec& spec, const 
   if (!source)
     return util::fail(source_path.string(), "cannot read the spec's trusted reference (every spec folder needs a "
                                             "reference.cpp defining kwb::reference::" + spec.op + "): " + source.error().message);
+  return build_source(spec, *source, source_path, extra_flags);
+}
+
+util::Result<ReferenceBuild> ReferenceHost::build_source(const core::Spec& spec, const std::string& source,
+                                                         const fs::path& source_path,
+                                                         const std::vector<std::string>& extra_flags) {
   // The reference's own lines first (its diagnostics keep their line numbers), then the C entry.
-  std::string unit = *source + fmt::format("\n#line 1 \"<kwb reference entry>\"\n#define KWB_REFERENCE_OP {}\n"
+  std::string unit = source + fmt::format("\n#line 1 \"<kwb reference entry>\"\n#define KWB_REFERENCE_OP {}\n"
                                            "#include \"core/reference_entry.hpp\"\n// reference interface {}\n",
                                            spec.op, interface_digest());
   std::string key = util::sha256_hex(unit + '\0' + m_cfg.cxx + [&] {
@@ -112,6 +118,20 @@ util::Result<std::shared_ptr<Reference>> ReferenceHost::open(const core::Spec& s
   auto built = build(spec, extra_flags);
   if (!built) return std::unexpected(built.error());
   if (!built->ok) return util::fail("", built->reason);
+  return start(spec, *built);
+}
+
+util::Result<std::shared_ptr<Reference>> ReferenceHost::open_source(const core::Spec& spec, const std::string& source,
+                                                                    const fs::path& path,
+                                                                    const std::vector<std::string>& extra_flags) {
+  auto built = build_source(spec, source, path, extra_flags);
+  if (!built) return std::unexpected(built.error());
+  if (!built->ok) return util::fail("", built->reason);
+  return start(spec, *built);
+}
+
+util::Result<std::shared_ptr<Reference>> ReferenceHost::start(const core::Spec& spec, const ReferenceBuild& built_ref) {
+  const ReferenceBuild* built = &built_ref;
   // The spec object too: an idle process refers to the Spec it was started for.
   const std::string key = util::sha256_hex(built->object) + '/' + std::to_string(reinterpret_cast<uintptr_t>(&spec));
   std::unique_ptr<ReferenceProcess> process;

@@ -56,9 +56,19 @@ class ReferenceHost {
   // and later daemons get the cached object). Errors only for failures of the trusted side or a
   // missing file; a reference that does not compile is a ReferenceBuild with ok false.
   util::Result<ReferenceBuild> build(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
+  // The same for another source that defines kwb::reference::<op> (`kwb spec check` runs a spec's
+  // CPU template through an adapter this way: speccheck/template_adapter.hpp); `path` names it in
+  // diagnostics.
+  util::Result<ReferenceBuild> build_source(const core::Spec& spec, const std::string& source,
+                                            const std::filesystem::path& path,
+                                            const std::vector<std::string>& extra_flags = {});
   // Builds (if needed) and starts a reference process for one evaluation (or hands it an idle
   // one of the same spec and build).
   util::Result<std::shared_ptr<Reference>> open(const core::Spec& spec, const std::vector<std::string>& extra_flags = {});
+  // Builds `source` (build_source) and starts a reference process on it.
+  util::Result<std::shared_ptr<Reference>> open_source(const core::Spec& spec, const std::string& source,
+                                                       const std::filesystem::path& path,
+                                                       const std::vector<std::string>& extra_flags = {});
   // open() as an ReferenceOpener; the host must outlive what it opens.
   ReferenceOpener opener() {
     return [this](const core::Spec& spec) { return open(spec); };
@@ -66,6 +76,8 @@ class ReferenceHost {
   const ReferenceHostConfig& config() const { return m_cfg; }
 
  private:
+  util::Result<std::shared_ptr<Reference>> start(const core::Spec& spec, const ReferenceBuild& built);
+
   ReferenceHostConfig m_cfg;
   std::mutex m_mutex;  // guards m_built: the built objects by digest of unit and flags
   std::map<std::string, ReferenceBuild> m_built;

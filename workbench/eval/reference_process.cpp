@@ -89,7 +89,8 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
     const core::TensorSpec* spec;
   };
   std::vector<Tensor> tensors;
-  for (const auto& t : m_spec.tensors) {
+  for (const auto* tp : m_spec.tensors_of(*variant)) {  // an optional tensor the variant omits is not passed
+    const core::TensorSpec& t = *tp;
     auto shape = spec::tensor_shape(m_spec, t, args.params);
     if (!shape) return std::unexpected(shape.error());
     size_t count = 1;
@@ -107,8 +108,9 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
       slots.push_back(s);
     }
   }
-  if (tensors.size() > KWB_REF_MAX_TENSORS || args.params.size() > KWB_REF_MAX_PARAMS)
-    return util::fail("", "too many tensors or params for the reference interface");
+  if (tensors.size() > KWB_REF_MAX_TENSORS || args.params.size() > KWB_REF_MAX_PARAMS ||
+      args.scalars.size() > KWB_REF_MAX_SCALARS)
+    return util::fail("", "too many tensors, params or scalars for the reference interface");
   // A workload's input sets come one after another: the layout and the process's mapping stay.
   const bool relayout = !same_layout(slots, m_slots);
   if (relayout) {
@@ -137,6 +139,10 @@ util::Result<void> ReferenceProcess::compute_locked(const core::ReferenceArgs& a
   for (const auto& [name, value] : args.params) {
     copy_name(block->params[block->n_params].name, name);
     block->params[block->n_params++].value = value;
+  }
+  for (const auto& [name, value] : args.scalars) {
+    copy_name(block->scalars[block->n_scalars].name, name);
+    block->scalars[block->n_scalars++].value = value;
   }
   for (const auto& t : tensors) {
     const TensorSlot& s = slots[t.slot];

@@ -256,12 +256,13 @@ RunnerResult<void> RunnerSession::load(const std::string& so_inside, const std::
 }
 
 RunnerResult<void> RunnerSession::map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
-                                      const std::vector<int64_t>& params) {
+                                      const std::vector<int64_t>& params, const std::vector<double>& scalars) {
   nlohmann::json buffers = nlohmann::json::array();
   for (const auto& s : slots)
     buffers.push_back({{"offset", s.offset}, {"bytes", s.bytes}, {"output", s.role != core::Role::in}});
   nlohmann::json cmd = {{"op", "map"}, {"shm_bytes", arena.size()}, {"buffers", buffers}, {"params", params}};
   if (!m_cfg.gpu && m_cfg.arena_address) cmd["at"] = uint64_t(m_cfg.arena_address);  // cpu_placement.hpp
+  if (!scalars.empty()) cmd["scalars"] = scalars;
   auto r = request(cmd, m_cfg.command_timeout_ms, "setup");
   if (!r) return std::unexpected(r.error());
   if (!m_cfg.gpu) remap(arena, slots);

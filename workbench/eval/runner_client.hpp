@@ -53,7 +53,7 @@ struct RunnerConfig {
   std::string who = "the candidate";  // what the runner runs, as failure reasons name it
   // kwb-runner: the linear address it maps the arena at (0: wherever its kernel puts it), and
   // whether, with one thread, it runs each timing batch pinned to one CPU with the thread that
-  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.22x
+  // times it. A timed CPU runner gets both (eval/cpu_placement.hpp: the same code read 0.74-1.25x
   // against itself in another runner process without them).
   uintptr_t arena_address = 0;
   bool pin_while_timed = false;
@@ -68,8 +68,10 @@ class RunnerSession {
   ~RunnerSession();
 
   RunnerResult<void> load(const std::string& so_inside, const std::string& entry);
+  // `scalars`: the spec's floating-point scalars, passed as doubles after the params (sent only
+  // when there are some, so a runner of an older protocol sees the same command as before).
   RunnerResult<void> map(const SharedArena& arena, const std::vector<TensorSlot>& slots,
-                         const std::vector<int64_t>& params);
+                         const std::vector<int64_t>& params, const std::vector<double>& scalars = {});
   RunnerResult<int64_t> call(const char* what = "a call of the kernel");
   // kwb-gpu-runner copies the arena to the device before the batch unless `upload` is false (the
   // arena is unchanged since the last upload) and back after it unless `download` is false (the

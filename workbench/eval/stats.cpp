@@ -51,4 +51,11 @@ core::TimeStats summarize(std::vector<double> s) {
   return t;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace kwb::eval

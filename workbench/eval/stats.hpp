@@ -28,4 +28,7 @@ class RelativeStderrCriterion : public StoppingCriterion {
 // Median, mean, min, max, p10, p90, stdev % and stderr % of the samples (nanoseconds).
 core::TimeStats summarize(std::vector<double> samples_ns);
 
+// The median of `values` (the mean of the middle two for an even count); 0 for none.
+double median_of(std::vector<double> values);
+
 }  // namespace kwb::eval

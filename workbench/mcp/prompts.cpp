@@ -19,7 +19,8 @@ std::string loop_text(const std::string& op, const std::string& device) {
   std::string backend = device == "cuda" ? "cuda" : "cpu";
   return "Optimise the kernel of op `" + op + "` for the " + device + " device with the Kernel Workbench tools.\n\n"
          "The spec of " + op + " is attached: the entry signature of each variant (tensors as pointers in spec order, then "
-         "int64 params), dtypes, tolerances and the bench workloads you are timed on.\n\nLoop:\n"
+         "int64 params, then double scalars; its contract has the exact prototype), dtypes, tolerances (an output with a "
+         "\"set\" rule is compared as a set per row) and the bench workloads you are timed on.\n\nLoop:\n"
          "1. get_incumbent {\"op\": \"" + op + "\", \"backend\": \"" + backend + "\"}: the source and the median times to beat.\n"
          "2. Write one variant (one whole file) that keeps the exact entry signature; change one idea at a time.\n"
          "3. submit_kernel {\"op\": \"" + op + "\", \"backend\": \"" + backend + "\", \"source\": ...} with a progressToken, "

@@ -40,6 +40,9 @@ std::string_view cxx_type(core::DType t) {
     case core::DType::u32: return "uint32_t";
     case core::DType::i64: return "int64_t";
     case core::DType::u8: return "uint8_t";
+    case core::DType::f8e4m3: return "uint8_t";
+    case core::DType::f8e5m2: return "uint8_t";
+    case core::DType::i8: return "int8_t";
   }
   return "void";
 }

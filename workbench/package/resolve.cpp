@@ -133,13 +133,29 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
   if (!text) return std::unexpected(text.error());
   auto plan = spec::parse_launch_plan(*text, e.kernel);
   if (!plan) return util::fail(key_of(e), plan.error().what());
-  if (auto b = spec::bind_launch_plan(*plan, *t.spec, e.kernel); !b) return util::fail(key_of(e), b.error().what());
+  if (auto b = spec::bind_launch_plan(*plan, *t.spec, e.kernel, t.variant); !b) return util::fail(key_of(e), b.error().what());
   if (!plan->variant.empty() && plan->variant != e.variant)
     return util::fail(key_of(e), e.kernel + " declares kwb:variant " + plan->variant);
   CudaKernel k{e.kernel, e.device_class, std::move(*plan), {}, {}};
   if (auto r = resolve_configs(k, e, *t.spec, t.function); !r) return std::unexpected(r.error());
   t.cuda = std::move(k);
   pkg.kernel_sources[e.kernel] = std::move(*text);
+  return {};
+}
+
+// Why a function of `spec`'s variant `v` cannot be exported yet (empty: it can): the generated
+// header, dispatcher and example know tensors, int64 params and the dtypes of the first format.
+std::string unexported_feature(const core::Spec& spec, const core::Variant& v) {
+  if (!spec.scalars.empty()) return "floating-point scalars";
+  for (const auto& t : spec.tensors) {
+    if (t.optional) return "optional tensors";
+    if (t.set) return "a set comparison rule";
+  }
+  for (const auto& [name, dt] : v.dtypes)
+    if (core::dtype_is_fp8(dt) || dt == core::DType::i8) return fmt::format("dtype {}", core::dtype_name(dt));
+  for (const auto& [name, g] : spec.distributions.front().tensors)
+    if (!g.bounds.empty() || (g.kind != "uniform" && g.kind != "normal" && g.kind != "int_uniform" && g.kind != "constant"))
+      return fmt::format("a {} generator{}", g.kind, g.bounds.empty() ? "" : " with bounds written as expressions");
   return {};
 }
 
@@ -187,6 +203,10 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
     if (!spec) return util::fail(key_of(e) + ": op", "'" + e.op + "' is not in the spec catalog");
     const core::Variant* variant = spec->find_variant(e.variant);
     if (!variant) return util::fail(key_of(e) + ": variant", "'" + e.variant + "' is not a variant of " + spec->file.string());
+    if (auto why = unexported_feature(*spec, *variant); !why.empty()) {
+      pkg.skipped.push_back(key + ": the spec uses " + why + ", which `kwb export` does not export yet");
+      continue;
+    }
     const std::string fn = function_name(e.op, e.variant);
     Target& t = targets[fn];
     if (t.spec && t.variant != variant)

@@ -21,8 +21,8 @@ long line_index(const std::string& where) {
   }
 }
 
-bool read_plan(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, core::LaunchPlan& plan,
-               std::vector<std::string>& written) {
+bool read_plan(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, const core::Variant& variant,
+               core::LaunchPlan& plan, std::vector<std::string>& written) {
   if (j.is_array() && j.empty()) return r.fail(path, "expected at least one launch line");
   if (!j.is_string() && !j.is_array())
     return r.fail(path, fmt::format("expected a launch line or an array of them (docs/cuda.md), got {}", describe(j)));
@@ -37,7 +37,7 @@ bool read_plan(Reader& r, const Json& j, const std::string& path, const core::Sp
   if (!parsed->tunables.empty())
     return r.fail(path, "kwb:tune: a reference has one plan (no tunables): write the block size as a number");
   if (!parsed->variant.empty()) return r.fail(path, "kwb:variant: the variant is the key of this plan");
-  if (auto b = bind_launch_plan(*parsed, spec, "L"); !b) {
+  if (auto b = bind_launch_plan(*parsed, spec, "L", &variant); !b) {
     long i = line_index(b.error().where);
     return r.fail(i >= 0 && j.is_array() ? index_path(path, size_t(i)) : path, b.error().message);
   }
@@ -94,7 +94,7 @@ bool read_gpu_reference(Reader& r, const Json& j, const std::string& path, core:
     const std::string p = member_path(lp, name);
     if (!spec.find_variant(name))
       return r.fail(p, fmt::format("unknown variant '{}' (variants: {})", name, join(variant_names(spec))));
-    if (!read_plan(r, lines, p, spec, g.plans[name], g.launch[name])) return false;
+    if (!read_plan(r, lines, p, spec, *spec.find_variant(name), g.plans[name], g.launch[name])) return false;
   }
   if (const Json* w = Reader::optional(j, "workloads");
       w && !read_workload_names(r, *w, member_path(path, "workloads"), spec, g.workloads))

@@ -21,11 +21,13 @@ constexpr size_t k_max_tune_configs = 64;
 // syntax (expressions included). `file` names the source in errors.
 util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::string_view file);
 
-// Binds argument names to the spec's tensors and params (fills LaunchArg::kind and index) and
-// checks every name: arguments, names used in expressions (params and tunables only), tunables
-// that shadow a param or tensor, `workspace` without a kwb:workspace line, outputs that no
-// kernel receives.
-util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file);
+// Binds argument names to the spec's tensors, params and scalars (fills LaunchArg::kind and index)
+// and checks every name: arguments, names used in expressions (params and tunables only), tunables
+// that shadow a param, scalar or tensor, `workspace` without a kwb:workspace line, outputs that no
+// kernel receives. With `variant`, tensors are the variant's (its optional tensors left out, tensor
+// indices counting the ones it has, as the runner's buffers do); without, every spec tensor.
+util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file,
+                                    const core::Variant* variant = nullptr);
 
 // The JSON form of a plan (the API's "launch" and "tune" fields) as comment lines to append to the
 // source (appended, so compiler line numbers stay the user's):

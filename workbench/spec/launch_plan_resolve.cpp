@@ -37,15 +37,22 @@ util::Result<void> check_names(const std::string& text, const std::string& what,
 
 }  // namespace
 
-util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file) {
+util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& spec, std::string_view file,
+                                    const core::Variant* variant) {
+  std::vector<const core::TensorSpec*> present;
+  if (variant) present = spec.tensors_of(*variant);
+  else
+    for (const auto& t : spec.tensors) present.push_back(&t);
   std::vector<std::string> tensors;
-  for (const auto& t : spec.tensors) tensors.push_back(t.name);
+  for (const auto* t : present) tensors.push_back(t->name);
+  const std::vector<std::string> scalars = spec.scalar_names();
   for (const auto& t : plan.tunables) {
     bool clash = std::find(spec.params.begin(), spec.params.end(), t.name) != spec.params.end() ||
-                 std::find(tensors.begin(), tensors.end(), t.name) != tensors.end() || t.name == "workspace";
+                 std::find(tensors.begin(), tensors.end(), t.name) != tensors.end() ||
+                 std::find(scalars.begin(), scalars.end(), t.name) != scalars.end() || t.name == "workspace";
     if (clash)
-      return util::fail(where(file, t.line), fmt::format("kwb:tune: tunable '{}' has the name of a param or tensor "
-                                                         "of op {}; rename it (e.g. {}_T)", t.name, spec.op, t.name));
+      return util::fail(where(file, t.line), fmt::format("kwb:tune: tunable '{}' has the name of a param, scalar or "
+                                                         "tensor of op {}; rename it (e.g. {}_T)", t.name, spec.op, t.name));
   }
   bool uses_workspace = false;
   for (auto& l : plan.launches) {
@@ -53,12 +60,16 @@ util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& sp
     for (auto& a : l.args) {
       auto t = std::find(tensors.begin(), tensors.end(), a.name);
       auto p = std::find(spec.params.begin(), spec.params.end(), a.name);
+      auto s = std::find(scalars.begin(), scalars.end(), a.name);
       if (t != tensors.end()) {
         a.kind = core::LaunchArg::Kind::tensor;
         a.index = int(t - tensors.begin());
       } else if (p != spec.params.end()) {
         a.kind = core::LaunchArg::Kind::param;
         a.index = int(p - spec.params.begin());
+      } else if (s != scalars.end()) {
+        a.kind = core::LaunchArg::Kind::scalar;
+        a.index = int(s - scalars.begin());
       } else if (a.name == "workspace") {
         if (plan.workspace_bytes.empty())
           return util::fail(at, "kwb:launch: argument 'workspace' needs a `// kwb:workspace bytes=EXPR` line");
@@ -66,8 +77,13 @@ util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& sp
         a.index = 0;
         uses_workspace = true;
       } else {
-        return util::fail(at, fmt::format("kwb:launch: unknown argument '{}' (tensors: {}; params: {}{})", a.name,
+        const core::TensorSpec* absent = spec.find_tensor(a.name);
+        if (absent && variant)
+          return util::fail(at, fmt::format("kwb:launch: tensor '{}' is optional and variant {} leaves it out",
+                                            a.name, variant->name));
+        return util::fail(at, fmt::format("kwb:launch: unknown argument '{}' (tensors: {}; params: {}{}{})", a.name,
                                           join(tensors), join(spec.params),
+                                          scalars.empty() ? "" : "; scalars: " + join(scalars),
                                           plan.workspace_bytes.empty() ? "" : "; workspace"));
       }
     }
@@ -85,14 +101,14 @@ util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& sp
     if (!uses_workspace)
       return util::fail(at, "kwb:workspace: no kwb:launch line passes 'workspace' to a kernel");
   }
-  for (size_t i = 0; i < spec.tensors.size(); ++i) {
-    if (spec.tensors[i].role == core::Role::in) continue;
+  for (size_t i = 0; i < present.size(); ++i) {
+    if (present[i]->role == core::Role::in) continue;
     bool passed = false;
     for (const auto& l : plan.launches)
       for (const auto& a : l.args) passed |= a.kind == core::LaunchArg::Kind::tensor && a.index == int(i);
     if (!passed)
       return util::fail(where(file, plan.launches.front().line),
-                        fmt::format("kwb:launch: output tensor '{}' is not an argument of any kernel", spec.tensors[i].name));
+                        fmt::format("kwb:launch: output tensor '{}' is not an argument of any kernel", present[i]->name));
   }
   return {};
 }

@@ -63,6 +63,86 @@ bool read_params(Reader& r, const Json& j, const std::string& path, core::Spec& 
   return true;
 }
 
+// [{"name": "eps", "value": 1e-5}, {"name": "theta"}]: doubles passed after the params.
+bool read_scalars(Reader& r, const Json& j, const std::string& path, core::Spec& spec) {
+  if (!r.array(j, path, /*non_empty=*/false)) return false;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string p = index_path(path, i);
+    if (!r.object(j[i], p, {"name", "value"})) return false;
+    core::ScalarSpec s;
+    const Json* v = r.required(j[i], p, "name");
+    const std::string np = member_path(p, "name");
+    if (!v || !r.c_identifier(*v, np, s.name)) return false;
+    if (s.name == "min" || s.name == "max" || s.name == "ceil_div" || s.name == "workspace")
+      return r.fail(np, fmt::format("'{}' is reserved (a function of the expression language or the launch plan's "
+                                    "workspace); pick another name",
+                                    s.name));
+    if (long k = find_index(spec.params, s.name); k >= 0)
+      return r.fail(np, fmt::format("'{}' is also a param (params[{}]): scalars and params share the entry point's "
+                                    "argument names",
+                                    s.name, k));
+    if (long k = find_index(names, s.name); k >= 0)
+      return r.fail(np, fmt::format("duplicate scalar '{}' (also {})", s.name, index_path(path, size_t(k))));
+    if (const Json* d = Reader::optional(j[i], "value")) {
+      double x = 0;
+      if (!r.number(*d, member_path(p, "value"), x)) return false;
+      s.value = x;
+    }
+    names.push_back(s.name);
+    spec.scalars.push_back(std::move(s));
+  }
+  return true;
+}
+
+// "set": {"of": "x", "values": "vals"} on an index output (docs/specs.md "Set outputs"): the names
+// are checked here, the dtypes once the variants are read (check_set_rules, variants.cpp).
+bool read_set_rule(Reader& r, const Json& j, const std::string& path, const core::TensorSpec& t,
+                   core::SetRule& out) {
+  if (!r.object(j, path, {"of", "values"})) return false;
+  if (t.role != core::Role::out)
+    return r.fail(path, fmt::format("tensor '{}' has role \"{}\": a set rule compares an output (role \"out\") of "
+                                    "indices",
+                                    t.name, core::role_name(t.role)));
+  if (t.shape.empty()) return r.fail(path, "a set rule needs at least one dimension (the indices of a row)");
+  const Json* v = r.required(j, path, "of");
+  if (!v || !r.c_identifier(*v, member_path(path, "of"), out.of)) return false;
+  if (const Json* x = Reader::optional(j, "values"); x && !r.c_identifier(*x, member_path(path, "values"), out.values))
+    return false;
+  return true;
+}
+
+// The tensors a set rule names exist, with the roles and ranks it needs.
+bool check_set_names(Reader& r, const std::string& path, const core::Spec& spec) {
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const core::TensorSpec& t = spec.tensors[i];
+    if (!t.set) continue;
+    const std::string p = member_path(index_path(path, i), "set");
+    const core::TensorSpec* of = spec.find_tensor(t.set->of);
+    if (!of || of->role == core::Role::out)
+      return r.fail(member_path(p, "of"), fmt::format("'{}' is not an input tensor: the indices point into an input "
+                                                      "(role \"in\" or \"inout\")",
+                                                      t.set->of));
+    if (of->shape.size() != t.shape.size())
+      return r.fail(member_path(p, "of"), fmt::format("'{}' has {} dimensions and '{}' {}: the indices of a row point "
+                                                      "into the same row of '{}' (its last dimension)",
+                                                      of->name, of->shape.size(), t.name, t.shape.size(), of->name));
+    if (t.optional || of->optional)
+      return r.fail(p, "a set rule's tensors cannot be optional");
+    if (t.set->values.empty()) continue;
+    const core::TensorSpec* values = spec.find_tensor(t.set->values);
+    if (!values || values->role != core::Role::out || values == &t)
+      return r.fail(member_path(p, "values"), fmt::format("'{}' is not another output tensor (role \"out\")",
+                                                          t.set->values));
+    if (values->shape != t.shape)
+      return r.fail(member_path(p, "values"), fmt::format("'{}' has shape [{}], '{}' [{}]: a value is reported beside "
+                                                          "each index, so the shapes are written the same",
+                                                          values->name, join(values->shape), t.name, join(t.shape)));
+    if (values->optional) return r.fail(p, "a set rule's tensors cannot be optional");
+  }
+  return true;
+}
+
 bool read_role(Reader& r, const Json& j, const std::string& path, core::Role& out) {
   std::string s;
   if (!r.string(j, path, s)) return false;
@@ -79,13 +159,18 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string p = index_path(path, i);
     const Json& jt = j[i];
-    if (!r.object(jt, p, {"name", "role", "shape", "finite"})) return false;
+    if (!r.object(jt, p, {"name", "role", "shape", "finite", "optional", "set"})) return false;
     core::TensorSpec t;
     const Json* v = r.required(jt, p, "name");
     if (!v || !r.c_identifier(*v, member_path(p, "name"), t.name)) return false;
     if (long k = find_index(names, t.name); k >= 0)
       return r.fail(member_path(p, "name"),
                     fmt::format("duplicate tensor name '{}' (also {})", t.name, index_path(path, size_t(k))));
+    for (const auto& s : spec.scalars)
+      if (s.name == t.name)
+        return r.fail(member_path(p, "name"), fmt::format("'{}' is also a scalar: tensors, params and scalars are "
+                                                          "the entry point's argument names",
+                                                          t.name));
     v = r.required(jt, p, "role");
     if (!v || !read_role(r, *v, member_path(p, "role"), t.role)) return false;
     v = r.required(jt, p, "shape");
@@ -105,16 +190,24 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
                                       t.name));
       t.finite = finite;
     }
+    if (const Json* o = Reader::optional(jt, "optional"); o && !r.boolean(*o, member_path(p, "optional"), t.optional))
+      return false;
+    if (const Json* st = Reader::optional(jt, "set")) {
+      core::SetRule rule;
+      if (!read_set_rule(r, *st, member_path(p, "set"), t, rule)) return false;
+      t.set = std::move(rule);
+    }
     names.push_back(t.name);
     spec.tensors.push_back(std::move(t));
   }
+  if (!check_set_names(r, path, spec)) return false;
   for (const auto& t : spec.tensors)
-    if (t.role != core::Role::in) return true;
-  return r.fail(path, "no output: at least one tensor needs role \"out\" or \"inout\"");
+    if (t.role != core::Role::in && !t.optional) return true;
+  return r.fail(path, "no output: at least one tensor that is not optional needs role \"out\" or \"inout\"");
 }
 
 bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
-  if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "tensors", "variants",
+  if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "scalars", "tensors", "variants",
                         "distributions", "workloads", "baselines", "shapes", "gpu_reference",
                         // Output only (spec::to_json derives it); a spec read back from it ignores it.
                         "contract"}))
@@ -132,6 +225,7 @@ bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
     return false;
   v = r.required(j, "", "params");
   if (!v || !read_params(r, *v, "params", spec)) return false;
+  if (const Json* sc = Reader::optional(j, "scalars"); sc && !read_scalars(r, *sc, "scalars", spec)) return false;
   v = r.required(j, "", "tensors");
   if (!v || !read_tensors(r, *v, "tensors", spec)) return false;
   v = r.required(j, "", "variants");

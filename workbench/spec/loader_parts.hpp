@@ -4,11 +4,13 @@
 // dependence: params and tensors first, then variants (need tensors), distributions (need the
 // variants' dtypes), workloads (need everything, to evaluate shapes and rooflines), baselines
 // (need the variants), shapes (need everything before them).
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "core/spec.hpp"
 #include "spec/json_reader.hpp"
+#include "util/error.hpp"
 
 namespace kwb::spec::detail {
 
@@ -34,6 +36,12 @@ bool read_gpu_reference(Reader& r, const Json& j, const std::string& path, core:
 // Optional param ranges for drawn test workloads (need params, tensors, variants and the test
 // workloads); sets spec.shapes.
 bool read_shapes(Reader& r, const Json& j, const std::string& path, core::Spec& spec);
+
+// Set rules fit the shapes for `params` (the leading dimensions of the index output and its input
+// are equal, a row of indices is no longer than a row of the input); the error's `where` is
+// "tensors[i].set.of", its message names `workload`.
+util::Result<void> check_set_shapes(const core::Spec& spec, const std::map<std::string, int64_t>& params,
+                                    std::string_view workload);
 
 // Index of the first element of `names` equal to `name`, or -1 (for "duplicate ... (also <path>)").
 long find_index(const std::vector<std::string>& names, const std::string& name);

@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "spec/generators.hpp"
+#include "spec/loader_parts.hpp"
+
 namespace kwb::spec {
 
 namespace {
@@ -109,6 +112,20 @@ int64_t draw_large_param(util::Rng& rng, int64_t lo, int64_t hi) {
   return base;
 }
 
+double draw_scalar(util::Rng& rng, double lo, double hi) {
+  if (!(lo < hi)) return lo;
+  const uint64_t pick = below(rng, 100);
+  if (pick < 15) return lo;
+  if (pick < 30) return hi;
+  const bool one_sign = lo > 0 || hi < 0;
+  const double a = std::fabs(lo), b = std::fabs(hi);
+  if (one_sign && std::max(a, b) >= 10 * std::min(a, b)) {
+    const double v = std::exp(std::log(std::min(a, b)) + rng.uniform01() * (std::log(std::max(a, b)) - std::log(std::min(a, b))));
+    return std::clamp(lo > 0 ? v : -v, lo, hi);
+  }
+  return std::clamp(lo + rng.uniform01() * (hi - lo), lo, hi);
+}
+
 util::Result<ShapeSampler> ShapeSampler::make(const core::Spec& spec) {
   if (!spec.shapes) return util::fail(where_of(spec), "the spec declares no shapes");
   ShapeSampler s;
@@ -175,10 +192,24 @@ util::Result<bool> ShapeSampler::accepts(const Params& p) const {
     if (!v) return invalid(fmt::format("{}: {}", what, v.error().message));
     if (*v < 0) return invalid(fmt::format("{} \"{}\" is {}; it must be >= 0", what, e.text(), *v));
   }
+  for (size_t d = 0; d < m_spec->distributions.size(); ++d)
+    for (const auto& [tensor, g] : m_spec->distributions[d].tensors) {
+      if (!needs_resolving(g)) continue;
+      auto resolved = resolve_generator(*m_spec, d, tensor, p, "this shape");
+      if (!resolved) return invalid(resolved.error().where + ": " + resolved.error().message);
+    }
+  if (auto s = detail::check_set_shapes(*m_spec, p, "this shape"); !s)
+    return invalid(s.error().where + ": " + s.error().message);
   return true;
 }
 
-std::string drawn_name(const core::Spec& spec, const Params& p) { return "drawn:" + params_text(spec, p, ","); }
+std::string drawn_name(const core::Spec& spec, const Params& p, const std::map<std::string, double>& scalars) {
+  std::string name = "drawn:" + params_text(spec, p, ",");
+  if (spec.shapes)
+    for (const auto& r : spec.shapes->scalars)
+      if (r.lo < r.hi && scalars.contains(r.scalar)) name += fmt::format(",{}={:.6g}", r.scalar, scalars.at(r.scalar));
+  return name;
+}
 
 util::Result<std::vector<core::Workload>> draw_workloads(const core::Spec& spec, uint64_t seed) {
   std::vector<core::Workload> out;
@@ -188,6 +219,7 @@ util::Result<std::vector<core::Workload>> draw_workloads(const core::Spec& spec,
   std::set<Params> seen;
   for (const auto& w : spec.test_workloads) seen.insert(w.params);
   util::Rng rng(seed);
+  util::Rng scalar_rng(seed ^ 0x5ca1a75ca1a75ca1ull);  // its own stream: params draw as without scalars
   // A draw stops early when the ranges hold no new acceptable shape: after this many acceptable
   // proposals that were all seen before, it takes the space as exhausted.
   constexpr int k_max_repeats = 1000;
@@ -214,7 +246,8 @@ util::Result<std::vector<core::Workload>> draw_workloads(const core::Spec& spec,
         continue;
       }
       core::Workload w;
-      w.name = drawn_name(spec, p);
+      for (const auto& r : spec.shapes->scalars) w.scalars[r.scalar] = draw_scalar(scalar_rng, r.lo, r.hi);
+      w.name = drawn_name(spec, p, w.scalars);
       w.params = std::move(p);
       w.drawn = true;
       out.push_back(std::move(w));

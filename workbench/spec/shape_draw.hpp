@@ -4,7 +4,8 @@
 // Values are edge-biased (the range's ends, primes, one off a multiple of 32..1024, log-uniform
 // and uniform picks), and each of the first draws takes one param from the top of its range; a
 // drawn shape meets every constraint and the element cap, and is never one of the published
-// test shapes.
+// test shapes. Scalars (doubles) are drawn from their ranges with a generator of their own, so a
+// spec's param draws do not depend on its scalars.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -24,6 +25,9 @@ using Params = std::map<std::string, int64_t>;
 int64_t draw_param(util::Rng& rng, int64_t lo, int64_t hi);
 // One value from the top decade of [lo, hi] ([max(lo, hi/10), hi]), hi itself likeliest.
 int64_t draw_large_param(util::Rng& rng, int64_t lo, int64_t hi);
+// One value from [lo, hi] (finite): an end (15 % each), else log-uniform where the range keeps one
+// sign and spans a factor of 10 or more, else uniform.
+double draw_scalar(util::Rng& rng, double lo, double hi);
 bool is_prime(int64_t n);
 
 // The spec's shape rules, parsed once: proposes shapes from the ranges and checks them.
@@ -36,8 +40,8 @@ class ShapeSampler {
   // from the top of its range.
   Params propose(util::Rng& rng, std::optional<size_t> large = std::nullopt) const;
   // true: the shape meets every constraint and the element cap; false: it does not. An error:
-  // the constraints allow it but a tensor shape or roofline is invalid for it (a fault of the
-  // spec); the message names the shape.
+  // the constraints allow it but a tensor shape, a roofline, a generator's bounds or a set rule is
+  // invalid for it (a fault of the spec); the message names the shape (and the field).
   util::Result<bool> accepts(const Params& p) const;
 
  private:
@@ -51,8 +55,9 @@ class ShapeSampler {
   std::vector<std::pair<std::string, Expr>> m_rooflines;  // "variant 'f32' roofline.bytes", expr
 };
 
-// "drawn:rows=37,cols=1021" (params in spec order).
-std::string drawn_name(const core::Spec& spec, const Params& p);
+// "drawn:rows=37,cols=1021" (params in spec order; then scalars, "eps=1.25e-05", when drawn from a
+// range).
+std::string drawn_name(const core::Spec& spec, const Params& p, const std::map<std::string, double>& scalars = {});
 
 // Proposals one drawn workload may take before the draw gives up (the spec's constraints and cap
 // then reject practically everything; the loader refuses specs that accept under 1 %).

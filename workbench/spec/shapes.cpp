@@ -77,6 +77,49 @@ bool read_ranges(Reader& r, const Json& j, const std::string& path, core::Spec& 
   return true;
 }
 
+// {"eps": [1e-6, 1e-3], "theta": 10000}: a range [lo, hi] of finite numbers or one number per
+// scalar; a scalar left out keeps its declared value (one without a value needs a range).
+bool read_scalar_ranges(Reader& r, const Json* j, const std::string& path, const core::Spec& spec,
+                        core::ShapeDraws& out) {
+  std::map<std::string, core::ScalarRange> ranges;
+  if (j) {
+    if (!r.any_object(*j, path)) return false;
+    for (const auto& [key, value] : j->items()) {
+      const std::string p = member_path(path, key);
+      bool known = false;
+      for (const auto& s : spec.scalars) known = known || s.name == key;
+      if (!known)
+        return r.fail(p, fmt::format("unknown scalar '{}' (declared: {})", key,
+                                     spec.scalars.empty() ? "none" : join(spec.scalar_names())));
+      core::ScalarRange range{key};
+      if (value.is_array()) {
+        if (value.size() != 2) return r.fail(p, fmt::format("expected [lo, hi] or a number, got {}", describe(value)));
+        if (!r.number(value[0], index_path(p, 0), range.lo) || !r.number(value[1], index_path(p, 1), range.hi))
+          return false;
+        if (range.lo > range.hi) return r.fail(p, fmt::format("lo must be <= hi, got [{}, {}]", range.lo, range.hi));
+      } else {
+        if (!value.is_number()) return r.fail(p, fmt::format("expected [lo, hi] or a number, got {}", describe(value)));
+        if (!r.number(value, p, range.lo)) return false;
+        range.hi = range.lo;
+      }
+      ranges[key] = range;
+    }
+  }
+  for (const auto& s : spec.scalars) {
+    if (ranges.contains(s.name)) {
+      out.scalars.push_back(ranges[s.name]);
+    } else if (s.value) {
+      out.scalars.push_back(core::ScalarRange{s.name, *s.value, *s.value});
+    } else {
+      return r.fail(member_path(path, s.name),
+                    fmt::format("missing: scalar '{}' has no \"value\", so drawn shapes need a range for it ([lo, hi] "
+                                "or a number)",
+                                s.name));
+    }
+  }
+  return true;
+}
+
 bool read_constraints(Reader& r, const Json& j, const std::string& path, const core::Spec& spec,
                       core::ShapeDraws& out) {
   if (!r.array(j, path, /*non_empty=*/false)) return false;
@@ -122,11 +165,12 @@ bool check_draws(Reader& r, const std::string& path, const core::Spec& spec) {
 }  // namespace
 
 bool read_shapes(Reader& r, const Json& j, const std::string& path, core::Spec& spec) {
-  if (!r.object(j, path, {"ranges", "constraints", "count", "max_elements"})) return false;
+  if (!r.object(j, path, {"ranges", "scalars", "constraints", "count", "max_elements"})) return false;
   if (spec.params.empty()) return r.fail(path, "the spec declares no params: there is nothing to draw");
   core::ShapeDraws shapes;
   const Json* v = r.required(j, path, "ranges");
   if (!v || !read_ranges(r, *v, member_path(path, "ranges"), spec, shapes)) return false;
+  if (!read_scalar_ranges(r, Reader::optional(j, "scalars"), member_path(path, "scalars"), spec, shapes)) return false;
   if (const Json* c = Reader::optional(j, "constraints");
       c && !read_constraints(r, *c, member_path(path, "constraints"), spec, shapes))
     return false;

@@ -8,11 +8,22 @@ namespace kwb::spec {
 
 namespace {
 
+// An integer field as written: its expression where it has one, else the number.
+nlohmann::json bound_json(const core::Generator& g, const char* key, double value) {
+  if (auto it = g.bounds.find(key); it != g.bounds.end()) return it->second;
+  return int64_t(value);
+}
+
 nlohmann::json generator_json(const core::Generator& g) {
   nlohmann::json j = {{"kind", g.kind}};
-  if (g.kind == "uniform" || g.kind == "int_uniform") j.update({{"lo", g.lo}, {"hi", g.hi}});
+  if (g.kind == "uniform") j.update({{"lo", g.lo}, {"hi", g.hi}});
+  if (g.kind == "int_uniform" || g.kind == "distinct") j.update({{"lo", bound_json(g, "lo", g.lo)}, {"hi", bound_json(g, "hi", g.hi)}});
   if (g.kind == "normal") j.update({{"mean", g.mean}, {"stddev", g.stddev}});
   if (g.kind == "constant") j["value"] = g.value;
+  if (g.kind == "offsets")
+    j.update({{"end", bound_json(g, "end", g.end)}, {"min_length", bound_json(g, "min_length", g.min_length)},
+              {"max_length", bound_json(g, "max_length", g.max_length)}});
+  if ((g.kind == "distinct" || g.kind == "permutation") && g.per_row) j["per_row"] = true;
   if (!g.specials.empty()) j.update({{"specials", g.specials}, {"specials_fraction", g.specials_fraction}});
   return j;
 }
@@ -21,6 +32,7 @@ nlohmann::json workloads_json(const std::vector<core::Workload>& ws) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& w : ws) {
     nlohmann::json j = {{"name", w.name}, {"params", w.params}};
+    if (!w.scalars.empty()) j["scalars"] = w.scalars;
     if (!w.backends.empty()) j["backends"] = w.backends;
     if (!w.label.empty()) j["label"] = w.label;
     a.push_back(j);
@@ -74,6 +86,11 @@ nlohmann::json to_json(const core::Spec& s) {
   for (const auto& t : s.tensors) {
     nlohmann::json jt = {{"name", t.name}, {"role", core::role_name(t.role)}, {"shape", t.shape}};
     if (t.finite) jt["finite"] = *t.finite;
+    if (t.optional) jt["optional"] = true;
+    if (t.set) {
+      jt["set"] = {{"of", t.set->of}};
+      if (!t.set->values.empty()) jt["set"]["values"] = t.set->values;
+    }
     tensors.push_back(std::move(jt));
   }
   nlohmann::json variants = nlohmann::json::array();
@@ -96,6 +113,15 @@ nlohmann::json to_json(const core::Spec& s) {
       {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
       {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
       {"deterministic", s.deterministic}, {"contract", contract_json(s)}};
+  if (!s.scalars.empty()) {
+    nlohmann::json scalars = nlohmann::json::array();
+    for (const auto& sc : s.scalars) {
+      nlohmann::json js = {{"name", sc.name}};
+      if (sc.value) js["value"] = *sc.value;
+      scalars.push_back(std::move(js));
+    }
+    out["scalars"] = std::move(scalars);
+  }
   // Baselines as declared; their sources stay on the server (specs/<op>/<file> in the tree).
   if (!s.baselines.empty()) {
     nlohmann::json bs = nlohmann::json::array();
@@ -110,6 +136,11 @@ nlohmann::json to_json(const core::Spec& s) {
     for (const auto& r : s.shapes->ranges) ranges[r.param] = std::to_string(r.lo) + ".." + std::to_string(r.hi);
     out["shapes"] = {{"ranges", ranges}, {"constraints", s.shapes->constraints}, {"count", s.shapes->count},
                      {"max_elements", s.shapes->max_elements}};
+    if (!s.shapes->scalars.empty()) {
+      nlohmann::json scalars = nlohmann::json::object();
+      for (const auto& r : s.shapes->scalars) scalars[r.scalar] = nlohmann::json::array({r.lo, r.hi});
+      out["shapes"]["scalars"] = std::move(scalars);
+    }
   }
   // As declared; the source stays on the server (specs/<op>/<file>).
   if (s.gpu_reference) {

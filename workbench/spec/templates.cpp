@@ -23,18 +23,17 @@ std::string shape_text(const core::TensorSpec& t) {
 // "x [rows, cols] in f32" lines, one per tensor, as comments.
 std::string tensor_comments(const core::Spec& spec, const core::Variant& v) {
   std::string s;
-  for (const auto& t : spec.tensors) {
-    auto dt = v.dtypes.find(t.name);
-    s += fmt::format("//   {} {} {} {}\n", t.name, shape_text(t), core::role_name(t.role),
-                     dt == v.dtypes.end() ? "?" : std::string(core::dtype_name(dt->second)));
-  }
+  for (const auto* t : spec.tensors_of(v))
+    s += fmt::format("//   {} {} {} {}\n", t->name, shape_text(*t), core::role_name(t->role),
+                     core::dtype_name(v.dtypes.at(t->name)));
+  for (const auto& sc : spec.scalars) s += fmt::format("//   {}: a double scalar (after the params)\n", sc.name);
   return s;
 }
 
-std::string outputs_text(const core::Spec& spec) {
+std::string outputs_text(const core::Spec& spec, const core::Variant& v) {
   std::string s;
-  for (const auto& t : spec.tensors)
-    if (t.role != core::Role::in) s += (s.empty() ? "" : ", ") + t.name;
+  for (const auto* t : spec.tensors_of(v))
+    if (t->role != core::Role::in) s += (s.empty() ? "" : ", ") + t->name;
   return s;
 }
 
@@ -47,23 +46,27 @@ std::string skeleton(const core::Spec& spec, const core::Variant& v, std::string
       "// {} {} ({}): a skeleton written from the spec's prototype; this spec ships no template for it.\n"
       "// {}\n// Tensors (row-major, contiguous):\n{}"
       "// Write every element of {} on every call (outputs are poisoned before each call).\n",
-      spec.op, v.name, b, spec.summary, tensor_comments(spec, v), outputs_text(spec));
-  bool half = false, bf16 = false;
-  for (const auto& [name, dt] : v.dtypes) half |= dt == core::DType::f16, bf16 |= dt == core::DType::bf16;
+      spec.op, v.name, b, spec.summary, tensor_comments(spec, v), outputs_text(spec, v));
+  bool half = false, bf16 = false, fp8 = false;
+  for (const auto& [name, dt] : v.dtypes)
+    half |= dt == core::DType::f16, bf16 |= dt == core::DType::bf16, fp8 |= core::dtype_is_fp8(dt);
   if (kernel) {
     std::string args;
     for (const auto& p : params) args += (args.empty() ? "" : ", ") + p.name;
-    std::string includes = std::string(half ? "#include <cuda_fp16.h>\n" : "") + (bf16 ? "#include <cuda_bf16.h>\n" : "");
+    std::string includes = std::string(half ? "#include <cuda_fp16.h>\n" : "") + (bf16 ? "#include <cuda_bf16.h>\n" : "") +
+                           (fp8 ? "#include <cuda_fp8.h>\n" : "");
     return fmt::format("// kwb:launch {} grid=(1) block=(1) args=({})\n// kwb:variant {}\n{}{}extern \"C\" {} {{\n"
                        "  // TODO: compute {} (set grid= and block= in the launch line above)\n}}\n",
-                       v.entry, args, v.name, head, includes, prototype_text(v.entry, params, true), outputs_text(spec));
+                       v.entry, args, v.name, head, includes, prototype_text(v.entry, params, true),
+                       outputs_text(spec, v));
   }
   std::string includes = launcher ? std::string("#include <cstdint>\n#include <cuda_runtime.h>\n") +
                                                     (half ? "#include <cuda_fp16.h>\n" : "") +
-                                                    (bf16 ? "#include <cuda_bf16.h>\n" : "")
+                                                    (bf16 ? "#include <cuda_bf16.h>\n" : "") +
+                                                    (fp8 ? "#include <cuda_fp8.h>\n" : "")
                                               : "#include <cstdint>\n";
   return fmt::format("{}{}extern \"C\" {} {{\n  // TODO: compute {}{}\n}}\n", head, includes,
-                     prototype_text(v.entry, params, false), outputs_text(spec),
+                     prototype_text(v.entry, params, false), outputs_text(spec, v),
                      launcher ? ", launching kernels on `stream` only" : "");
 }
 

@@ -7,8 +7,10 @@ namespace kwb::spec::detail {
 
 namespace {
 
-constexpr core::DType k_all_dtypes[] = {core::DType::f32, core::DType::f64, core::DType::bf16, core::DType::f16,
-                                        core::DType::i32, core::DType::u32, core::DType::i64, core::DType::u8};
+constexpr core::DType k_all_dtypes[] = {core::DType::f32,    core::DType::f64,    core::DType::bf16,
+                                        core::DType::f16,    core::DType::i32,    core::DType::u32,
+                                        core::DType::i64,    core::DType::u8,     core::DType::f8e4m3,
+                                        core::DType::f8e5m2, core::DType::i8};
 
 std::string known_dtypes() {
   std::vector<std::string> names;
@@ -35,8 +37,10 @@ bool read_dtypes(Reader& r, const Json& j, const std::string& path, const core::
     var.dtypes[key] = *dt;
   }
   for (const auto& t : spec.tensors)
-    if (!var.dtypes.contains(t.name))
-      return r.fail(member_path(path, t.name), "missing: every tensor needs a dtype");
+    if (!var.dtypes.contains(t.name) && !t.optional)
+      return r.fail(member_path(path, t.name), "missing: every tensor needs a dtype (only tensors declared "
+                                               "\"optional\": true may be left out, which leaves them out of the "
+                                               "variant)");
   return true;
 }
 
@@ -76,16 +80,27 @@ bool read_tolerances(Reader& r, const Json& j, const std::string& path, const co
     if (t->role == core::Role::in)
       return r.fail(p, fmt::format("tensor '{}' is an input (role \"in\"): only out/inout tensors take a tolerance",
                                    key));
+    if (!var.has(key))
+      return r.fail(p, fmt::format("optional tensor '{}' is not part of this variant (it gives it no dtype): it takes "
+                                   "no tolerance",
+                                   key));
     core::Tolerance tol;
     if (!read_tolerance(r, value, p, tol)) return false;
     const core::DType dt = var.dtypes.at(key);
     if (core::dtype_is_integer(dt) && !tol.exact)
       return r.fail(p, fmt::format("tensor '{}' has integer dtype {}: its tolerance must be {{\"exact\": true}}", key,
                                    core::dtype_name(dt)));
+    // fp8 outputs are compared after decoding; their relative precision (2^-3 or 2^-2) makes an
+    // rtol either meaningless or a loophole, so only the two forms below are allowed.
+    if (core::dtype_is_fp8(dt) && !tol.exact && tol.rtol != 0)
+      return r.fail(member_path(p, "rtol"),
+                    fmt::format("tensor '{}' has dtype {}: an fp8 output is compared after decoding, with "
+                                "{{\"exact\": true}} or an absolute tolerance {{\"atol\": a, \"rtol\": 0}}; got rtol {}",
+                                key, core::dtype_name(dt), tol.rtol));
     var.tolerance[key] = tol;
   }
   for (const auto& t : spec.tensors)
-    if (t.role != core::Role::in && !var.tolerance.contains(t.name))
+    if (t.role != core::Role::in && var.has(t.name) && !var.tolerance.contains(t.name))
       return r.fail(member_path(path, t.name),
                     "missing: every out/inout tensor needs a tolerance ({\"atol\": ..., \"rtol\": ...} or "
                     "{\"exact\": true}); there are no defaults");
@@ -100,6 +115,21 @@ bool read_roofline(Reader& r, const Json& j, const std::string& path, const core
   return v && read_expression(r, *v, member_path(path, "flops"), spec, out.flops);
 }
 
+// Set rules (docs/specs.md "Set outputs"): the index output is an integer tensor in every variant.
+bool check_set_rules(Reader& r, const std::string& path, const core::Spec& spec, const core::Variant& var) {
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const core::TensorSpec& t = spec.tensors[i];
+    if (!t.set) continue;
+    const core::DType dt = var.dtypes.at(t.name);
+    if (!core::dtype_is_integer(dt))
+      return r.fail(fmt::format("tensors[{}].set", i),
+                    fmt::format("tensor '{}' is {} in variant '{}' ({}): a set rule belongs on an output of indices "
+                                "(an integer dtype); put it on the index output and name this one in its \"values\"",
+                                t.name, core::dtype_name(dt), var.name, path));
+  }
+  return true;
+}
+
 bool read_variant(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, core::Variant& var) {
   if (!r.object(j, path, {"name", "entry", "dtypes", "tolerance", "roofline"})) return false;
   const Json* v = r.required(j, path, "name");
@@ -111,7 +141,11 @@ bool read_variant(Reader& r, const Json& j, const std::string& path, const core:
   v = r.required(j, path, "tolerance");
   if (!v || !read_tolerances(r, *v, member_path(path, "tolerance"), spec, var)) return false;
   v = r.required(j, path, "roofline");
-  return v && read_roofline(r, *v, member_path(path, "roofline"), spec, var.roofline);
+  if (!v || !read_roofline(r, *v, member_path(path, "roofline"), spec, var.roofline)) return false;
+  bool output = false;
+  for (const auto& t : spec.tensors) output = output || (t.role != core::Role::in && var.has(t.name));
+  if (!output) return r.fail(member_path(path, "dtypes"), "no output: the variant leaves out every output tensor");
+  return check_set_rules(r, path, spec, var);
 }
 
 }  // namespace
@@ -132,6 +166,15 @@ bool read_variants(Reader& r, const Json& j, const std::string& path, core::Spec
     names.push_back(var.name);
     entries.push_back(var.entry);
     spec.variants.push_back(std::move(var));
+  }
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const core::TensorSpec& t = spec.tensors[i];
+    bool used = !t.optional;
+    for (const auto& v : spec.variants) used = used || v.has(t.name);
+    if (!used)
+      return r.fail(member_path(index_path("tensors", i), "optional"),
+                    fmt::format("no variant has optional tensor '{}' (give it a dtype in the variants that take it)",
+                                t.name));
   }
   return true;
 }

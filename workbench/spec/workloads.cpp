@@ -4,6 +4,7 @@
 
 #include "core/backend.hpp"
 #include "spec/expr.hpp"
+#include "spec/generators.hpp"
 #include "spec/loader.hpp"
 #include "spec/loader_parts.hpp"
 
@@ -29,6 +30,33 @@ bool read_params(Reader& r, const Json& j, const std::string& path, const core::
   return true;
 }
 
+// A value for every declared scalar: given here, or the scalar's declared value.
+bool read_scalars(Reader& r, const Json* j, const std::string& path, const core::Spec& spec, core::Workload& w) {
+  const std::string declared = spec.scalars.empty() ? "none" : join(spec.scalar_names());
+  if (j) {
+    if (!r.any_object(*j, path)) return false;
+    for (const auto& [key, value] : j->items()) {
+      const std::string p = member_path(path, key);
+      bool known = false;
+      for (const auto& s : spec.scalars) known = known || s.name == key;
+      if (!known) return r.fail(p, fmt::format("unknown scalar '{}' (declared: {})", key, declared));
+      double x = 0;
+      if (!r.number(value, p, x)) return false;
+      w.scalars[key] = x;
+    }
+  }
+  for (const auto& s : spec.scalars) {
+    if (w.scalars.contains(s.name)) continue;
+    if (!s.value)
+      return r.fail(member_path(path, s.name),
+                    fmt::format("missing: scalar '{}' has no \"value\" in \"scalars\", so every workload gives one "
+                                "(\"scalars\": {{\"{}\": ...}})",
+                                s.name, s.name));
+    w.scalars[s.name] = *s.value;
+  }
+  return true;
+}
+
 bool read_backends(Reader& r, const Json& j, const std::string& path, core::Workload& w) {
   if (!r.array(j, path, /*non_empty=*/false)) return false;
   if (j.empty()) return r.fail(path, "must not be empty (leave \"backends\" out to run on every backend)");
@@ -44,12 +72,46 @@ bool read_backends(Reader& r, const Json& j, const std::string& path, core::Work
   return true;
 }
 
-// Every tensor has positive dims and every roofline evaluates to a value >= 0.
+}  // namespace
+
+util::Result<void> check_set_shapes(const core::Spec& spec, const std::map<std::string, int64_t>& params,
+                                    std::string_view workload) {
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const core::TensorSpec& t = spec.tensors[i];
+    if (!t.set) continue;
+    auto idx = tensor_shape(spec, t, params);
+    auto of = tensor_shape(spec, *spec.find_tensor(t.set->of), params);
+    if (!idx || !of) continue;  // reported as a tensor's error
+    bool same_rows = idx->size() == of->size();
+    for (size_t d = 0; same_rows && d + 1 < idx->size(); ++d) same_rows = (*idx)[d] == (*of)[d];
+    if (same_rows && idx->back() <= of->back()) continue;
+    std::string a, b;
+    for (auto d : *idx) a += (a.empty() ? "" : ", ") + std::to_string(d);
+    for (auto d : *of) b += (b.empty() ? "" : ", ") + std::to_string(d);
+    return util::fail(fmt::format("tensors[{}].set.of", i),
+                      fmt::format("on {}: '{}' is [{}] and '{}' [{}]: a row of indices (the last dimension) selects "
+                                  "distinct elements of the same row of '{}', so the leading dimensions must be equal "
+                                  "and a row of indices no longer than a row of '{}'",
+                                  workload, t.name, a, t.set->of, b, t.set->of, t.set->of));
+  }
+  return {};
+}
+
+namespace {
+
+// Every tensor has positive dims, every roofline evaluates to a value >= 0, every generator's
+// bounds evaluate to a range it can draw from, and set rules fit the shapes.
 bool check_evaluates(Reader& r, const std::string& path, const core::Spec& spec, const core::Workload& w) {
   for (const auto& t : spec.tensors) {
     auto shape = tensor_shape(spec, t, w.params);
     if (!shape) return r.fail(path, fmt::format("tensor '{}': {}", t.name, shape.error().message));
   }
+  const std::string name = fmt::format("{} '{}'", path, w.name);
+  for (size_t d = 0; d < spec.distributions.size(); ++d)
+    for (const auto& [tensor, g] : spec.distributions[d].tensors)
+      if (auto resolved = resolve_generator(spec, d, tensor, w.params, name); !resolved)
+        return r.fail(resolved.error().where, resolved.error().message);
+  if (auto s = check_set_shapes(spec, w.params, name); !s) return r.fail(s.error().where, s.error().message);
   Env env(w.params.begin(), w.params.end());
   for (const auto& var : spec.variants) {
     for (const auto& [field, text] : {std::pair{"bytes", &var.roofline.bytes}, {"flops", &var.roofline.flops}}) {
@@ -64,11 +126,12 @@ bool check_evaluates(Reader& r, const std::string& path, const core::Spec& spec,
 }
 
 bool read_workload(Reader& r, const Json& j, const std::string& path, const core::Spec& spec, core::Workload& w) {
-  if (!r.object(j, path, {"name", "params", "backends", "label"})) return false;
+  if (!r.object(j, path, {"name", "params", "scalars", "backends", "label"})) return false;
   const Json* v = r.required(j, path, "name");
   if (!v || !r.label_name(*v, member_path(path, "name"), w.name)) return false;
   v = r.required(j, path, "params");
   if (!v || !read_params(r, *v, member_path(path, "params"), spec, w)) return false;
+  if (!read_scalars(r, Reader::optional(j, "scalars"), member_path(path, "scalars"), spec, w)) return false;
   if (const Json* b = Reader::optional(j, "backends"); b && !read_backends(r, *b, member_path(path, "backends"), w))
     return false;
   if (const Json* l = Reader::optional(j, "label"); l && !r.non_empty_string(*l, member_path(path, "label"), w.label))

@@ -51,7 +51,10 @@ std::vector<Problem> check_folder(const fs::path& folder, const CheckOptions& op
     if (!ref || !*ref)
       out.reference_error("", "could not be opened: " + (ref ? std::string("no reference") : ref.error().what()) +
                                   " (the checks that run it are skipped)");
-    else check_reference_runs(*spec, **ref, options.reference, out);
+    else {
+      check_reference_runs(*spec, **ref, options.reference, out);
+      check_tolerance_headroom(*spec, **ref, access.open_template, options.reference, out);
+    }
   }
   return std::move(out.problems());
 }

@@ -10,6 +10,7 @@
 #include "speccheck/problem.hpp"
 #include "speccheck/reference_checks.hpp"
 #include "speccheck/structural.hpp"
+#include "speccheck/tolerance_help.hpp"
 
 namespace kwb::speccheck {
 
@@ -17,6 +18,7 @@ namespace kwb::speccheck {
 struct ReferenceAccess {
   ReferenceBuilder build;      // "builds with no warnings"
   eval::ReferenceOpener open;  // the runs: written, deterministic, finite, tolerance sanity
+  TemplateOpener open_template;  // the tolerance headroom of the CPU templates
 };
 
 struct CheckOptions {

@@ -17,15 +17,15 @@ constexpr uint64_t k_gib = uint64_t(1) << 30;
 std::optional<unsigned __int128> workload_bytes(const core::Spec& spec, const core::Variant& var,
                                                 const core::Workload& w, std::string& biggest) {
   unsigned __int128 total = 0, largest = 0;
-  for (const auto& t : spec.tensors) {
-    auto shape = spec::tensor_shape(spec, t, w.params);
+  for (const auto* t : spec.tensors_of(var)) {
+    auto shape = spec::tensor_shape(spec, *t, w.params);
     if (!shape) return std::nullopt;
-    unsigned __int128 n = core::dtype_size(var.dtypes.at(t.name));
+    unsigned __int128 n = core::dtype_size(var.dtypes.at(t->name));
     for (int64_t d : *shape) n *= uint64_t(d);
     total += n;
     if (n > largest) {
       largest = n;
-      biggest = t.name;
+      biggest = t->name;
     }
   }
   return total;

@@ -2,7 +2,14 @@
 
 namespace kwb::speccheck {
 
-const char* severity_name(Severity s) { return s == Severity::error ? "error" : "warning"; }
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::note: return "note";
+  }
+  return "?";
+}
 
 std::string format_problem(const Problem& p) {
   std::string out = p.file + ": ";

@@ -1,7 +1,8 @@
 #pragma once
 // What `kwb spec check` finds: one problem per finding, each naming the file, the field (a JSON
 // path into spec.json such as `workloads.test[2].params.cols`, or `line:col` in a source file)
-// and the reason. Errors fail the check; warnings fail it only under --strict.
+// and the reason. Errors fail the check; warnings fail it only under --strict; notes are reports
+// (the tolerance headroom of each output) that never fail it.
 #include <string>
 #include <vector>
 
@@ -9,7 +10,7 @@
 
 namespace kwb::speccheck {
 
-enum class Severity { error, warning };
+enum class Severity { error, warning, note };
 
 struct Problem {
   std::string file;   // "specs/softmax/spec.json", "specs/softmax/reference.cpp"
@@ -34,6 +35,7 @@ class Findings {
   void spec_warning(std::string field, std::string message) { add(m_spec_file, std::move(field), Severity::warning, std::move(message)); }
   void reference_error(std::string field, std::string message) { add(m_reference_file, std::move(field), Severity::error, std::move(message)); }
   void reference_warning(std::string field, std::string message) { add(m_reference_file, std::move(field), Severity::warning, std::move(message)); }
+  void spec_note(std::string field, std::string message) { add(m_spec_file, std::move(field), Severity::note, std::move(message)); }
   void add(std::string file, std::string field, Severity s, std::string message) {
     m_problems.push_back({std::move(file), std::move(field), s, std::move(message)});
   }

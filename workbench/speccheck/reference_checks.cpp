@@ -112,7 +112,12 @@ void check_reference_runs(const core::Spec& spec, eval::Reference& reference, co
       for (size_t d = 0; d < spec.distributions.size(); ++d) {
         Case c{&spec, v, w, &spec.variants[v], &spec.test_workloads[w], &spec.distributions[d], {}, {}};
         if (!fill_shapes(c)) continue;  // the loader has reported it
-        const auto inputs = draw_inputs(c, mix(options.seed ^ mix(v * 1000003 + w * 1009 + d)));
+        auto drawn = draw_inputs(c, mix(options.seed ^ mix(v * 1000003 + w * 1009 + d)));
+        if (!drawn) {
+          out.spec_error("", c.context() + ": " + drawn.error().what());
+          return;
+        }
+        const auto& inputs = *drawn;
         auto a = run_reference(reference, c, inputs, k_poison_nan);
         auto b = a ? run_reference(reference, c, inputs, k_poison_finite) : a;
         if (!a || !b) {

@@ -8,6 +8,7 @@
 
 #include "eval/compare.hpp"
 #include "eval/inputs.hpp"
+#include "spec/generators.hpp"
 #include "spec/loader.hpp"
 #include "util/random.hpp"
 
@@ -35,6 +36,8 @@ bool perturb(std::vector<unsigned char>& buf, size_t count) {
 }  // namespace
 
 std::string Case::context() const {
+  if (workload->drawn)  // "drawn:rows=3,cols=2" or "probe:..."
+    return fmt::format("shape {}, variant {}, distribution {}", workload->name, variant->name, distribution->name);
   return fmt::format("workloads.test[{}] '{}', variant {}, distribution {}", workload_index, workload->name,
                      variant->name, distribution->name);
 }
@@ -57,15 +60,20 @@ bool fill_shapes(Case& c) {
   return true;
 }
 
-Buffers draw_inputs(const Case& c, uint64_t seed) {
+util::Result<Buffers> draw_inputs(const Case& c, uint64_t seed) {
   util::Rng rng(seed);
   Buffers out;
-  for (const auto& t : c.spec->tensors) {
-    if (t.role == core::Role::out) continue;
-    const core::DType dt = c.variant->dtypes.at(t.name);
-    auto& buf = out[t.name];
-    buf.resize(c.counts.at(t.name) * core::dtype_size(dt));
-    eval::fill_tensor_seeded(buf.data(), dt, c.counts.at(t.name), c.distribution->tensors.at(t.name), rng.next());
+  auto generators = spec::resolve_distribution(*c.spec, spec::distribution_index(*c.spec, *c.distribution),
+                                               c.workload->params, c.workload->name);
+  if (!generators) return std::unexpected(generators.error());
+  for (const auto* t : c.spec->tensors_of(*c.variant)) {
+    if (t->role == core::Role::out) continue;
+    const core::DType dt = c.variant->dtypes.at(t->name);
+    auto& buf = out[t->name];
+    const auto& shape = c.shapes.at(t->name);
+    buf.resize(c.counts.at(t->name) * core::dtype_size(dt));
+    eval::fill_tensor_seeded(buf.data(), dt, c.counts.at(t->name), generators->at(t->name), rng.next(),
+                             shape.empty() ? 0 : size_t(shape.back()));
   }
   return out;
 }
@@ -86,10 +94,11 @@ util::Result<Outputs> run_reference(eval::Reference& ref, const Case& c, const B
   core::ReferenceArgs args;
   args.variant = c.variant->name;
   args.params = c.workload->params;
+  args.scalars = c.workload->scalars;
   for (const auto& [name, buf] : inputs) args.inputs[name] = buf.data();
-  for (const auto& t : c.spec->tensors) {
-    if (t.role == core::Role::in) continue;
-    outputs[t.name].assign(c.counts.at(t.name), std::bit_cast<double>(poison_bits));
+  for (const auto* t : c.spec->tensors_of(*c.variant)) {
+    if (t->role == core::Role::in) continue;
+    outputs[t->name].assign(c.counts.at(t->name), std::bit_cast<double>(poison_bits));
   }
   for (auto& [name, v] : outputs) args.outputs[name] = v.data();
   if (auto r = ref.compute(args); !r) return std::unexpected(r.error());

@@ -19,7 +19,7 @@ struct Case {
   const core::Spec* spec = nullptr;
   size_t variant_index = 0, workload_index = 0;
   const core::Variant* variant = nullptr;
-  const core::Workload* workload = nullptr;  // a test workload
+  const core::Workload* workload = nullptr;  // a test workload (published, or drawn from the spec's shapes)
   const core::Distribution* distribution = nullptr;
   std::map<std::string, std::vector<int64_t>> shapes;  // every tensor's
   std::map<std::string, size_t> counts;                // elements per tensor
@@ -36,8 +36,10 @@ constexpr uint64_t k_poison_finite = 0xc0c3a5a5a5a5a5a5ull;  // -10059.29..., ev
 
 // Shapes of every tensor for the case; false when one does not evaluate (the loader said so).
 bool fill_shapes(Case& c);
-// The inputs (in and inout tensors) from `seed`, one seed per tensor drawn from it.
-Buffers draw_inputs(const Case& c, uint64_t seed);
+// The inputs (in and inout tensors the variant has) from `seed`, one seed per tensor drawn from it,
+// with the generators resolved for the workload (an error blames the spec: the loader resolved
+// them for every published workload).
+util::Result<Buffers> draw_inputs(const Case& c, uint64_t seed);
 // The same inputs with every finite, non-zero f32/f64 element moved one ulp away from zero
 // (staying finite); `moved` is false when no element could be (integer, bf16, f16 inputs).
 Buffers perturb_inputs(const Case& c, const Buffers& inputs, bool& moved);

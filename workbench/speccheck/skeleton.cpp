@@ -32,10 +32,14 @@ constexpr const char* k_spec = R"(// {op}: TODO one line on what the op computes
   // Integer (int64) scalars that size the workloads; they follow the tensors in the entry point's
   // arguments. `min`, `max` and `ceil_div` are reserved.
   "params": ["rows", "cols"],
+  // Optional: floating-point scalars (eps, a scale), passed as double after the params, e.g.
+  // "scalars": [{{"name": "eps", "value": 1e-5}}]; a workload may give its own ("scalars": {{...}}).
   // The tensors in entry-point argument order: role "in", "out" or "inout"; the shape is one
   // expression over the params per dimension (+ - * / %, ceil_div, min, max), each >= 1.
   // "finite" (outputs only, optional): true = every element must be finite under every
   // distribution, false = never checked; left out = finite unless an input has nan/inf/max/lowest specials.
+  // "optional": true lets a variant leave the tensor out (a bias); "set": {{"of": "x", "values": "v"}}
+  // compares an output of indices as a set per row (top-k). docs/specs.md "Fields for model ops".
   "tensors": [
     {{"name": "x", "role": "in",  "shape": ["rows", "cols"]}},
     {{"name": "y", "role": "out", "shape": ["rows", "cols"]}}
@@ -45,11 +49,12 @@ constexpr const char* k_spec = R"(// {op}: TODO one line on what the op computes
     {{
       "name": "f32",
       "entry": "kwb_{op}_f32",
-      // A dtype for every tensor: f32, f64, bf16, f16, i32, u32, i64, u8.
+      // A dtype for every tensor: f32, f64, bf16, f16, i32, u32, i64, u8, f8e4m3, f8e5m2, i8.
       "dtypes": {{"x": "f32", "y": "f32"}},
       // Every out/inout tensor: {{"atol": a, "rtol": r}} (|got - want| <= atol + rtol * |want|) or
-      // {{"exact": true}} (integers must be exact). No defaults. TODO: as tight as honest kernels
-      // allow: `kwb spec check` says when inputs one ulp off already break it.
+      // {{"exact": true}} (integers must be exact; fp8: exact or "rtol": 0). No defaults. TODO: as
+      // tight as honest kernels allow: `kwb spec check` says when inputs one ulp off already break
+      // it, and how much of it a CPU template (template.f32.cpp beside this file) uses.
       "tolerance": {{"y": {{"atol": 1e-6, "rtol": 1e-5}}}},
       // Minimal bytes moved (> 0) and useful operations (>= 0), for roofline figures.
       "roofline": {{"bytes": "4*rows*cols*2", "flops": "rows*cols"}}
@@ -57,8 +62,10 @@ constexpr const char* k_spec = R"(// {op}: TODO one line on what the op computes
   ],
   // Named input cases: a generator for every in/inout tensor (uniform lo/hi, normal mean/stddev,
   // int_uniform lo/hi, constant value; optional "specials" + "specials_fraction": nan, inf, -inf,
-  // +0, -0, denormal, max, lowest). Test workloads run under every distribution, bench workloads
-  // under the first. TODO: add the adversarial cases of your op (large offsets, specials).
+  // +0, -0, denormal, max, lowest; for index tensors int_uniform/distinct with bounds over the
+  // params ("hi": "vocab - 1"), offsets (end, min_length, max_length), permutation). Test workloads
+  // run under every distribution, bench workloads under the first. TODO: add the adversarial
+  // cases of your op (large offsets, specials).
   "distributions": [
     {{"name": "normal", "tensors": {{"x": {{"kind": "normal", "mean": 0, "stddev": 1}}}}}},
     {{"name": "large_offset", "note": "TODO: why this case exists, e.g. values near 1e4",

@@ -1,5 +1,6 @@
 #include "speccheck/tolerance_sanity.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -23,8 +24,25 @@ std::pair<double, double> integer_range(core::DType t) {
     case core::DType::u32: return {0, 4294967295.0};
     case core::DType::i64: return {-9223372036854775808.0, 9223372036854774784.0};
     case core::DType::u8: return {0, 255};
+    case core::DType::i8: return {-128, 127};
     default: return {0, 0};
   }
+}
+
+// A set rule's values output: its rows compared as multisets (docs/specs.md "Set outputs"), so the
+// one-ulp runs compare sorted rows (a near tie may swap two values' places).
+bool set_values(const core::Spec& spec, const std::string& name) {
+  for (const auto& t : spec.tensors)
+    if (t.set && t.set->values == name) return true;
+  return false;
+}
+
+std::vector<double> sorted_rows(std::vector<double> v, const std::vector<int64_t>& shape) {
+  const size_t row = shape.empty() ? 1 : size_t(shape.back());
+  auto before = [](double a, double b) { return std::isnan(a) ? false : std::isnan(b) ? true : a < b; };
+  for (size_t i = 0; row > 0 && i + row <= v.size(); i += row)
+    std::sort(v.begin() + long(i), v.begin() + long(i + row), before);
+  return v;
 }
 
 // The outputs as a kernel writes them: rounded to the output dtype.
@@ -73,12 +91,14 @@ void ToleranceSanity::check_representable(const Case& c, const Outputs& want, Fi
 }
 
 void ToleranceSanity::add_perturbed(const Case& c, const Outputs& want, const Outputs& moved) {
-  for (const auto& [name, w] : want) {
+  for (const auto& [name, unsorted] : want) {
     const core::DType dt = c.variant->dtypes.at(name);
     const core::Tolerance& tol = c.variant->tolerance.at(name);
     if (exact(tol) || core::dtype_is_integer(dt)) continue;  // exact ops: see docs/specs.md
     const auto& shape = c.shapes.at(name);
-    const auto got = rounded(moved.at(name), dt);
+    const bool as_set = set_values(*c.spec, name);
+    const std::vector<double> w = as_set ? sorted_rows(unsorted, shape) : unsorted;
+    const auto got = rounded(as_set ? sorted_rows(moved.at(name), shape) : moved.at(name), dt);
     auto cmp = eval::compare_output(got.data(), dt, w, tol, shape, name);
     Worst& s = m_worst[{c.variant_index, name}];
     s.runs++;

@@ -221,5 +221,57 @@ TEST(EntrySignature, KernelParametersTakeTheLaunchArguments) {
   EXPECT_EQ(count(missing, "entry-signature"), 1) << dump(missing);  // reported once per kernel
 }
 
+// The spec fields for model ops (docs/specs.md): an optional tensor the variant leaves out is not
+// a parameter, scalars are doubles after the params, i8 is int8_t and fp8 uint8_t on the host.
+const core::Spec& model_op_spec() {
+  static const core::Spec s = [] {
+    auto parsed = spec::parse_spec(R"({"op": "mop", "version": 1, "summary": "s", "params": ["n"],
+      "scalars": [{"name": "eps", "value": 1e-5}],
+      "tensors": [{"name": "x", "role": "in", "shape": ["n"]}, {"name": "bias", "role": "in", "shape": ["n"], "optional": true},
+                  {"name": "ids", "role": "in", "shape": ["n"]}, {"name": "y", "role": "out", "shape": ["n"]}],
+      "variants": [{"name": "v", "entry": "kwb_mop_v", "dtypes": {"x": "f8e4m3", "ids": "i8", "y": "f32"},
+                    "tolerance": {"y": {"atol": 1e-6, "rtol": 1e-5}}, "roofline": {"bytes": "6*n", "flops": "n"}},
+                   {"name": "b", "entry": "kwb_mop_b", "dtypes": {"x": "f8e4m3", "bias": "f32", "ids": "i8", "y": "f32"},
+                    "tolerance": {"y": {"atol": 1e-6, "rtol": 1e-5}}, "roofline": {"bytes": "10*n", "flops": "n"}}],
+      "distributions": [{"name": "d", "tensors": {"x": {"kind": "normal", "mean": 0, "stddev": 1},
+        "bias": {"kind": "uniform", "lo": 0, "hi": 1}, "ids": {"kind": "int_uniform", "lo": 0, "hi": 100}}}],
+      "workloads": {"test": [{"name": "n1", "params": {"n": 1}}], "bench": [{"name": "n9", "params": {"n": 9}}]}})",
+                                   "mop/spec.json");
+    if (!parsed) throw std::runtime_error(parsed.error().what());
+    return *parsed;
+  }();
+  return s;
+}
+
+Report run_model_op(const std::string& source, const std::string& variant) {
+  use_test_cache_dir();
+  const auto& s = model_op_spec();
+  return analyze(Request{s, *s.find_variant(variant), "cpu", source, "k.cpp", {}, {}});
+}
+
+TEST(EntrySignature, ScalarsAreDoublesAndOptionalTensorsFollowTheVariant) {
+  auto clean = run_model_op("#include <cstdint>\nextern \"C\" void kwb_mop_v(const uint8_t* x, const int8_t* ids, float* y, "
+                            "int64_t n, double eps) {}\n",
+                            "v");
+  KWB_REQUIRE_AVAILABLE(clean);
+  EXPECT_TRUE(clean.findings.empty()) << dump(clean);
+  auto with_bias = run_model_op("#include <cstdint>\nextern \"C\" void kwb_mop_b(const uint8_t* x, const float* bias, "
+                                "const int8_t* ids, float* y, int64_t n, double eps) {}\n",
+                                "b");
+  EXPECT_TRUE(with_bias.findings.empty()) << dump(with_bias);
+  auto float_eps = run_model_op("#include <cstdint>\nextern \"C\" void kwb_mop_v(const uint8_t* x, const int8_t* ids, "
+                                "float* y, int64_t n, float eps) {}\n",
+                                "v");
+  ASSERT_EQ(count(float_eps, "entry-signature"), 1) << dump(float_eps);
+  EXPECT_NE(find(float_eps, "entry-signature")->message.find("expected: void kwb_mop_v(const uint8_t* x, const int8_t* ids, "
+                                                             "float* y, int64_t n, double eps)"),
+            std::string::npos)
+      << dump(float_eps);
+  auto unsigned_ids = run_model_op("#include <cstdint>\nextern \"C\" void kwb_mop_v(const uint8_t* x, const uint8_t* ids, "
+                                   "float* y, int64_t n, double eps) {}\n",
+                                   "v");
+  EXPECT_EQ(count(unsigned_ids, "entry-signature"), 1) << dump(unsigned_ids);
+}
+
 }  // namespace
 }  // namespace kwb::analysis::test

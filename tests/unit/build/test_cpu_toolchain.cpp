@@ -139,5 +139,36 @@ TEST_F(CpuCompile, ForbiddenFlagIsRefusedBeforeCompiling) {
   EXPECT_FALSE(fs::exists(m_job / "candidate.so"));
 }
 
+// A compile-cache hit reports the warnings the compile that made the object did (`kwb spec check`
+// fails a reference that warns; it passed on a hit before), and an entry without its log (made by
+// a workbench that kept none) is compiled again.
+TEST_F(CpuCompile, ACacheHitKeepsTheCompilersWarnings) {
+  TempDir cache;
+  auto req = request("extern \"C\" int f(unsigned a, int b) { return a < b; }\n");
+  req.extra_flags = {"-Wall", "-Wextra"};
+  req.cache_dir = cache.path();
+  auto warns = [](const util::Result<CompileResult>& r) {
+    return r && std::any_of(r->diagnostics.begin(), r->diagnostics.end(),
+                            [](const core::Diagnostic& d) { return d.severity == "warning"; });
+  };
+  auto first = m_toolchain->compile(req);
+  ASSERT_TRUE(first && first->ok) << (first ? first->reason : first.error().what());
+  EXPECT_FALSE(first->cache_hit);
+  EXPECT_TRUE(warns(first)) << first->log;
+  auto second = m_toolchain->compile(req);
+  ASSERT_TRUE(second && second->ok);
+  EXPECT_TRUE(second->cache_hit);
+  EXPECT_TRUE(warns(second)) << second->log;
+  std::vector<fs::path> logs;
+  for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+    if (e.path().extension() == ".log") logs.push_back(e.path());
+  ASSERT_EQ(logs.size(), 1u);
+  for (const auto& p : logs) fs::remove(p);
+  auto third = m_toolchain->compile(req);
+  ASSERT_TRUE(third && third->ok);
+  EXPECT_FALSE(third->cache_hit) << "an entry without its log is compiled again";
+  EXPECT_TRUE(warns(third));
+}
+
 }  // namespace
 }  // namespace kwb::build

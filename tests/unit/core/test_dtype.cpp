@@ -226,3 +226,58 @@ TEST(LoadStore, Bf16StoreRoundsTheDoubleOnce) {
 
 }  // namespace
 }  // namespace kwb::core
+
+namespace kwb::core {
+namespace {
+
+// fp8 (OCP e4m3 and e5m2, as __nv_fp8_e4m3 / __nv_fp8_e5m2): every code decodes to a value that
+// encodes back to it, the ends of the ranges and the rounding are the formats'.
+TEST(Fp8, EveryCodeRoundTrips) {
+  for (int c = 0; c < 256; ++c) {
+    const uint8_t code = uint8_t(c);
+    const float a = f8e4m3_to_float(code), b = f8e5m2_to_float(code);
+    if (std::isnan(a)) EXPECT_EQ(code & 0x7f, 0x7f);
+    else EXPECT_EQ(double_to_f8e4m3(a), code) << c;
+    if (std::isnan(b)) EXPECT_GT(code & 0x7f, 0x7c);
+    else EXPECT_EQ(double_to_f8e5m2(b), code) << c;
+  }
+}
+
+TEST(Fp8, RangesRoundingAndSaturation) {
+  EXPECT_EQ(f8e4m3_to_float(0x7e), 448.0f);
+  EXPECT_EQ(f8e4m3_to_float(0x01), 0x1p-9f);  // smallest subnormal
+  EXPECT_EQ(f8e4m3_to_float(0x08), 0x1p-6f);  // smallest normal
+  EXPECT_EQ(f8e5m2_to_float(0x7b), 57344.0f);
+  EXPECT_TRUE(std::isinf(f8e5m2_to_float(0x7c)));
+  EXPECT_EQ(f8e5m2_to_float(0x01), 0x1p-16f);
+  EXPECT_EQ(double_to_f8e4m3(1000.0), 0x7e);   // saturates (no infinity in e4m3)
+  EXPECT_EQ(double_to_f8e4m3(-1e30), 0xfe);
+  EXPECT_EQ(double_to_f8e4m3(INFINITY), 0x7e);
+  EXPECT_EQ(double_to_f8e5m2(1e6), 0x7b);      // finite values saturate
+  EXPECT_EQ(double_to_f8e5m2(-INFINITY), 0xfc);  // an infinity stays one
+  EXPECT_EQ(double_to_f8e4m3(NAN) & 0x7f, 0x7f);
+  EXPECT_EQ(f8e4m3_to_float(double_to_f8e4m3(1.0625)), 1.0f);   // halfway 1 and 1.125: to even (1)
+  EXPECT_EQ(f8e4m3_to_float(double_to_f8e4m3(1.1875)), 1.25f);  // halfway 1.125 and 1.25: to even (1.25)
+  EXPECT_EQ(f8e4m3_to_float(double_to_f8e4m3(1.07)), 1.125f);
+  EXPECT_EQ(double_to_f8e4m3(-0.0), 0x80);
+  EXPECT_EQ(f8e4m3_to_float(double_to_f8e4m3(0x1p-11)), 0.0f);  // below half the smallest subnormal
+}
+
+TEST(Fp8, DtypesStoreAndLoad) {
+  uint8_t buf[3] = {};
+  store_from_double(buf, DType::f8e4m3, 0, 3.3);
+  store_from_double(buf, DType::f8e5m2, 1, -3.3);
+  store_from_double(buf, DType::i8, 2, -7);
+  EXPECT_EQ(load_as_double(buf, DType::f8e4m3, 0), 3.25);
+  EXPECT_EQ(load_as_double(buf, DType::f8e5m2, 1), -3.5);
+  EXPECT_EQ(load_as_double(buf, DType::i8, 2), -7);
+  EXPECT_EQ(dtype_size(DType::f8e4m3), 1u);
+  EXPECT_EQ(parse_dtype("f8e5m2"), DType::f8e5m2);
+  EXPECT_EQ(parse_dtype("i8"), DType::i8);
+  EXPECT_TRUE(dtype_is_integer(DType::i8));
+  EXPECT_TRUE(dtype_is_fp8(DType::f8e4m3));
+  EXPECT_FALSE(dtype_is_integer(DType::f8e4m3));
+}
+
+}  // namespace
+}  // namespace kwb::core

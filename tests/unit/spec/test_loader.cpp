@@ -155,7 +155,7 @@ const std::vector<BadCase> k_bad = {
     {"no output tensor", [](Json& j) { j["tensors"][2]["role"] = "in"; j["tensors"][3]["role"] = "in"; },
      "tensors", "no output"},
     {"unknown dtype", [](Json& j) { j["variants"][0]["dtypes"]["x"] = "f8"; }, "variants[0].dtypes.x",
-     "unknown dtype 'f8' (known: f32, f64, bf16, f16, i32, u32, i64, u8)"},
+     "unknown dtype 'f8' (known: f32, f64, bf16, f16, i32, u32, i64, u8, f8e4m3, f8e5m2, i8)"},
     {"dtype missing for a tensor", [](Json& j) { j["variants"][0]["dtypes"].erase("bias"); },
      "variants[0].dtypes.bias", "missing: every tensor needs a dtype"},
     {"bad expression", [](Json& j) { j["tensors"][0]["shape"][1] = "cols*"; }, "tensors[0].shape[1]",
@@ -206,7 +206,7 @@ const std::vector<BadCase> k_bad = {
      "distributions[1].tensors.x.specials_fraction", "must be in (0, 1], got 1.5"},
     {"float generator on integer input", [](Json& j) { j["variants"][0]["dtypes"]["bias"] = "i32"; },
      "distributions[0].tensors.bias.kind",
-     "tensor 'bias' is i32 in variant 'f32': integer tensors take only \"int_uniform\" or \"constant\""},
+     "tensor 'bias' is i32 in variant 'f32': integer tensors take only \"int_uniform\", \"constant\", \"offsets\""},
     {"int_uniform outside u8",
      [](Json& j) {
        j["variants"][0]["dtypes"]["bias"] = "u8";

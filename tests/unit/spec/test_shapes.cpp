@@ -101,7 +101,7 @@ Json& shapes(Json& j) { return j["shapes"]; }
 const std::vector<BadCase> k_bad = {
     {"not an object", [](Json& j) { shapes(j) = "1..5"; }, "shapes", "expected object, got string"},
     {"unknown key", [](Json& j) { shapes(j)["draws"] = 3; }, "shapes.draws",
-     "unknown field 'draws' (expected one of: ranges, constraints, count, max_elements)"},
+     "unknown field 'draws' (expected one of: ranges, scalars, constraints, count, max_elements)"},
     {"missing ranges", [](Json& j) { shapes(j).erase("ranges"); }, "shapes.ranges", "missing required field"},
     {"range for an unknown param", [](Json& j) { shapes(j)["ranges"]["n"] = "1..5"; }, "shapes.ranges.n",
      "unknown param 'n' (declared: rows, cols)"},
@@ -202,9 +202,11 @@ TEST(Shapes, EveryShippedSpecDrawsShapes) {
     const core::Spec* s = catalog->find(op);
     ASSERT_TRUE(s->shapes.has_value()) << op << ": shapes are on by default for the starter specs";
     EXPECT_EQ(s->shapes->count, 3) << op;
-    // Drawn shapes did not change any op's meaning (docs/specs.md "Shapes"); a GPU reference did
-    // (gemm v2, docs/specs.md "GPU references").
-    EXPECT_EQ(s->version, s->gpu_reference ? 2 : 1) << op;
+    // Drawn shapes did not change any op's meaning (docs/specs.md "Shapes"); a GPU reference added
+    // later did (gemm v2, docs/specs.md "GPU references"), and so did a tolerance revisited for
+    // same-precision kernels (layernorm v2, issue 37). Model ops shipped with their GPU reference
+    // (attention) are at version 1.
+    EXPECT_EQ(s->version, op == "gemm" || op == "layernorm" ? 2 : 1) << op;
   }
 }
 

@@ -7,8 +7,11 @@
 // but the events report 1 ns), "l2keep" (correct; 1 ns unless persisting L2 lines were reset
 // before each launch), "published_n" (correct only for the n of vector_add's published workloads,
 // zeros elsewhere), GPU references of vector_add writing doubles ("vadd_ref" honest, "vadd_ref_off"
-// off by one in its last element, "vadd_ref_fault" an illegal address), plus the runner's helper
-// kernels (no-ops). Only what the runner calls is implemented.
+// off by one in its last element, "vadd_ref_fault" an illegal address), kernels of a spec with a
+// double scalar and an optional tensor (test_fake_gpu_scalars.cpp: "axpy" c = a + alpha * b with
+// alpha a double, "axpy_bits" reading alpha's bits as an integer, "axpy_bias" adding the optional
+// bias, "axpy_ref" the GPU reference writing doubles), plus the runner's helper kernels (no-ops).
+// Only what the runner calls is implemented.
 //
 // Several devices (docs/architecture.md "Lanes"), configured by files beside this library (they
 // travel into the sandbox with its folder; the sandbox's environment is cleared):
@@ -87,7 +90,33 @@ void vadd_ref(void** p, unsigned, unsigned) {
     ptr<double>(p, 2)[i] = double(ptr<const float>(p, 0)[i] + ptr<const float>(p, 1)[i]);
 }
 
+// axpy (test_fake_gpu_scalars.cpp): (a, b, c, n, alpha) or (a, b, bias, c, n, alpha).
+double alpha_of(void** p, int i) { return *static_cast<double*>(p[i]); }
+void axpy(void** p, unsigned, unsigned) {
+  for (long long i = 0; i < n_of(p); ++i)
+    ptr<float>(p, 2)[i] = ptr<const float>(p, 0)[i] + float(alpha_of(p, 4)) * ptr<const float>(p, 1)[i];
+}
+
 const Kernel k_kernels[] = {
+    {"axpy", 5, axpy},
+    {"axpy_bits", 5,
+     [](void** p, unsigned, unsigned) {
+       const float alpha = float(*static_cast<long long*>(p[4]));  // the double's bits as an integer
+       for (long long i = 0; i < n_of(p); ++i)
+         ptr<float>(p, 2)[i] = ptr<const float>(p, 0)[i] + alpha * ptr<const float>(p, 1)[i];
+     }},
+    {"axpy_bias", 6,
+     [](void** p, unsigned, unsigned) {
+       const long long n = *static_cast<long long*>(p[4]);
+       for (long long i = 0; i < n; ++i)
+         ptr<float>(p, 3)[i] = ptr<const float>(p, 0)[i] + float(alpha_of(p, 5)) * ptr<const float>(p, 1)[i] +
+                               ptr<const float>(p, 2)[i];
+     }},
+    {"axpy_ref", 5,
+     [](void** p, unsigned, unsigned) {
+       for (long long i = 0; i < n_of(p); ++i)
+         ptr<double>(p, 2)[i] = double(ptr<const float>(p, 0)[i]) + alpha_of(p, 4) * double(ptr<const float>(p, 1)[i]);
+     }},
     {"vadd_ref", 4, vadd_ref},
     {"vadd_ref_off", 4, [](void** p, unsigned g, unsigned b) { vadd_ref(p, g, b), ptr<double>(p, 2)[n_of(p) - 1] += 1.0; }},
     {"vadd_ref_fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
