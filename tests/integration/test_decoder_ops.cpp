@@ -1,0 +1,71 @@
+// The shipped decoder-layer ops of issue #37 (docs/specs.md "Shipped model ops"): fused_add_rmsnorm,
+// silu_mul, embedding and rope. Their CPU incumbents (kernels/<op>/cpu) are accepted, and wrong
+// kernels (tests/integration/decoder_op_cases) are `incorrect` for the reason each was written to
+// show: a scalar ignored, an output not written, an index or a convention off.
+#include <gtest/gtest.h>
+
+#include "support.hpp"
+
+namespace {
+
+using namespace kwb::test;
+
+std::filesystem::path cases() { return source_dir() / "tests" / "integration" / "decoder_op_cases"; }
+
+struct Wrong {
+  const char* file;
+  const char* op;
+  const char* reason;  // a substring of the verdict's reason
+};
+
+const Wrong k_wrong[] = {
+    {"fused_add_rmsnorm_fixed_eps.cpp", "fused_add_rmsnorm", "output y: "},
+    {"fused_add_rmsnorm_no_residual_out.cpp", "fused_add_rmsnorm", "output residual_out: "},
+    {"fused_add_rmsnorm_norms_the_old_residual.cpp", "fused_add_rmsnorm", "output y: "},
+};
+
+const char* const k_incumbents[][2] = {
+    {"kernels/fused_add_rmsnorm/cpu/lanes.cpp", "fused_add_rmsnorm"},
+};
+
+class WrongDecoderKernel : public ::testing::TestWithParam<Wrong> {};
+
+TEST_P(WrongDecoderKernel, IsIncorrect) {
+  const auto& w = GetParam();
+  auto r = kwb_eval_json((cases() / w.file).string(), std::string("--op ") + w.op + " --no-bench");
+  ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+  EXPECT_EQ(r.verdict["status"], "incorrect") << r.verdict["reason"];
+  EXPECT_NE(r.verdict["reason"].get<std::string>().find(w.reason), std::string::npos) << r.verdict["reason"];
+}
+
+INSTANTIATE_TEST_SUITE_P(DecoderOps, WrongDecoderKernel, ::testing::ValuesIn(k_wrong), [](const auto& info) {
+  std::string n = std::filesystem::path(info.param.file).stem().string();
+  for (auto& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
+
+TEST(DecoderOps, CpuIncumbentsAreAcceptedOnTheSameChecks) {
+  for (const auto& [file, op] : k_incumbents) {
+    SCOPED_TRACE(file);
+    auto r = kwb_eval_json((source_dir() / file).string(), std::string("--op ") + op + " --no-bench");
+    ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+    EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
+  }
+}
+
+TEST(DecoderOps, TheEpsScalarReachesTheKernel) {
+  // The kernel that takes eps as 1e-6 is right exactly where the workload's eps is 1e-6.
+  auto r = kwb_eval_json((cases() / "fused_add_rmsnorm_fixed_eps.cpp").string(), "--op fused_add_rmsnorm --no-bench");
+  ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+  for (const auto& w : r.verdict["workloads"]) {
+    const std::string name = w["name"];
+    if (name == "3x31" || name == "7x1000") {
+      EXPECT_FALSE(w["correct"].get<bool>()) << name << ": eps 1e-5";
+    } else if (name == "1x7" || name == "17x33" || name == "5x127") {
+      EXPECT_TRUE(w["correct"].get<bool>()) << name << ": eps 1e-6";
+    }
+  }
+}
+
+}  // namespace
