@@ -22,10 +22,14 @@ const Wrong k_wrong[] = {
     {"fused_add_rmsnorm_fixed_eps.cpp", "fused_add_rmsnorm", "output y: "},
     {"fused_add_rmsnorm_no_residual_out.cpp", "fused_add_rmsnorm", "output residual_out: "},
     {"fused_add_rmsnorm_norms_the_old_residual.cpp", "fused_add_rmsnorm", "output y: "},
+    {"silu_mul_swapped_halves.cpp", "silu_mul", "output out: "},
+    {"silu_mul_interleaved.cpp", "silu_mul", "output out: "},
+    {"silu_mul_sigmoid_only.cpp", "silu_mul", "output out: "},
 };
 
 const char* const k_incumbents[][2] = {
     {"kernels/fused_add_rmsnorm/cpu/lanes.cpp", "fused_add_rmsnorm"},
+    {"kernels/silu_mul/cpu/poly_exp.cpp", "silu_mul"},
 };
 
 class WrongDecoderKernel : public ::testing::TestWithParam<Wrong> {};
