@@ -3,7 +3,7 @@
 // (kernels/<op>/cpu) are accepted by `kwb eval`, and the wrong-on-purpose kernels of
 // tests/integration/spec_cases are `incorrect`, each where its mistake shows: cross_entropy with
 // its labels ignored, its label smoothing ignored, its row max forgotten; topk with its indices off
-// by one or the row max repeated. The topk case of spec_cases/ shows the set rule on an f32 spec.
+// by one, the row max repeated or ties broken wrongly (one element per distinct value).
 #include <gtest/gtest.h>
 
 #include "support.hpp"
@@ -20,7 +20,7 @@ EvalResult eval_no_bench(const std::filesystem::path& file, const std::string& o
 }
 
 TEST(ModelOpSpecs, PassTheStrictCheckWithTheirTemplatesMeasured) {
-  for (const auto& dir : {specs() / "cross_entropy", cases() / "topk"}) {
+  for (const auto& dir : {specs() / "cross_entropy", specs() / "topk"}) {
     SCOPED_TRACE(dir.string());
     auto r = run_command(kwb_command("spec check " + shell_quote(dir.string()) + " --strict --json"));
     EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -40,14 +40,14 @@ TEST(ModelOpSpecs, TemplatesAndIncumbentsAreAcceptedWithScalarsAndTies) {
     std::filesystem::path file;
     const char* op;
     const char* variant;
-    const char* specs_flag;
   };
-  const std::string topk_case = "--specs " + shell_quote(cases().string());
-  for (const auto& a : {Accepted{specs() / "cross_entropy" / "template.bf16.cpp", "cross_entropy", "bf16", ""},
-                        Accepted{source_dir() / "kernels" / "cross_entropy" / "cpu" / "lanes.cpp", "cross_entropy", "bf16", ""},
-                        Accepted{cases() / "topk" / "template.f32.cpp", "topk", "f32", "case"}}) {
+  const auto kernels = source_dir() / "kernels";
+  for (const auto& a : {Accepted{specs() / "cross_entropy" / "template.bf16.cpp", "cross_entropy", "bf16"},
+                        Accepted{kernels / "cross_entropy" / "cpu" / "lanes.cpp", "cross_entropy", "bf16"},
+                        Accepted{specs() / "topk" / "template.f32.cpp", "topk", "f32"},
+                        Accepted{kernels / "topk" / "cpu" / "threshold.cpp", "topk", "f32"}}) {
     SCOPED_TRACE(a.file.string());
-    auto r = eval_no_bench(a.file, a.op, std::string("--variant ") + a.variant + " " + (*a.specs_flag ? topk_case : ""));
+    auto r = eval_no_bench(a.file, a.op, std::string("--variant ") + a.variant);
     ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
     EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
     int drawn = 0;
@@ -61,15 +61,15 @@ TEST(ModelOpSpecs, WrongKernelsAreCaught) {
     const char* file;
     const char* op;
     const char* reason;
-    bool from_case;
   };
-  for (const auto& w : {Wrong{"cross_entropy_ignores_labels.cpp", "cross_entropy", "output loss: ", false},
-                        Wrong{"cross_entropy_no_smoothing.cpp", "cross_entropy", "output loss: ", false},
-                        Wrong{"cross_entropy_no_max.cpp", "cross_entropy", "(inputs: peaked)", false},
-                        Wrong{"topk_index_off_by_one.cpp", "topk", "but values[", true},
-                        Wrong{"topk_repeats_the_max.cpp", "topk", "(compared as a set per row)", true}}) {
+  for (const auto& w : {Wrong{"cross_entropy_ignores_labels.cpp", "cross_entropy", "output loss: "},
+                        Wrong{"cross_entropy_no_smoothing.cpp", "cross_entropy", "output loss: "},
+                        Wrong{"cross_entropy_no_max.cpp", "cross_entropy", "(inputs: peaked)"},
+                        Wrong{"topk_index_off_by_one.cpp", "topk", "(compared as a set per row)"},
+                        Wrong{"topk_repeats_the_max.cpp", "topk", "(compared as a set per row)"},
+                        Wrong{"topk_skips_equal_values.cpp", "topk", "(compared as a set per row)"}}) {
     SCOPED_TRACE(w.file);
-    auto r = eval_no_bench(cases() / w.file, w.op, w.from_case ? "--specs " + shell_quote(cases().string()) : "");
+    auto r = eval_no_bench(cases() / w.file, w.op);
     ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
     EXPECT_EQ(r.verdict["status"], "incorrect") << r.verdict["reason"];
     EXPECT_NE(r.verdict["reason"].get<std::string>().find(w.reason), std::string::npos) << r.verdict["reason"];
