@@ -3,7 +3,8 @@
 // (kernels/<op>/cpu) are accepted by `kwb eval`, and the wrong-on-purpose kernels of
 // tests/integration/spec_cases are `incorrect`, each where its mistake shows: cross_entropy with
 // its labels ignored, its label smoothing ignored, its row max forgotten; topk with its indices off
-// by one, the row max repeated or ties broken wrongly (one element per distinct value).
+// by one, the row max repeated or ties broken wrongly (one element per distinct value); fp8_quant
+// with its scales per tensor instead of per token, or its e4m3 rounding truncated.
 #include <gtest/gtest.h>
 
 #include "support.hpp"
@@ -20,7 +21,7 @@ EvalResult eval_no_bench(const std::filesystem::path& file, const std::string& o
 }
 
 TEST(ModelOpSpecs, PassTheStrictCheckWithTheirTemplatesMeasured) {
-  for (const auto& dir : {specs() / "cross_entropy", specs() / "topk"}) {
+  for (const auto& dir : {specs() / "cross_entropy", specs() / "topk", specs() / "fp8_quant"}) {
     SCOPED_TRACE(dir.string());
     auto r = run_command(kwb_command("spec check " + shell_quote(dir.string()) + " --strict --json"));
     EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -45,7 +46,11 @@ TEST(ModelOpSpecs, TemplatesAndIncumbentsAreAcceptedWithScalarsAndTies) {
   for (const auto& a : {Accepted{specs() / "cross_entropy" / "template.bf16.cpp", "cross_entropy", "bf16"},
                         Accepted{kernels / "cross_entropy" / "cpu" / "lanes.cpp", "cross_entropy", "bf16"},
                         Accepted{specs() / "topk" / "template.f32.cpp", "topk", "f32"},
-                        Accepted{kernels / "topk" / "cpu" / "threshold.cpp", "topk", "f32"}}) {
+                        Accepted{kernels / "topk" / "cpu" / "threshold.cpp", "topk", "f32"},
+                        Accepted{specs() / "fp8_quant" / "template.bf16_per_token.cpp", "fp8_quant", "bf16_per_token"},
+                        Accepted{kernels / "fp8_quant" / "cpu" / "lanes_per_token.cpp", "fp8_quant", "bf16_per_token"},
+                        Accepted{specs() / "fp8_quant" / "template.bf16_per_block.cpp", "fp8_quant", "bf16_per_block"},
+                        Accepted{kernels / "fp8_quant" / "cpu" / "lanes_per_block.cpp", "fp8_quant", "bf16_per_block"}}) {
     SCOPED_TRACE(a.file.string());
     auto r = eval_no_bench(a.file, a.op, std::string("--variant ") + a.variant);
     ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
@@ -67,7 +72,9 @@ TEST(ModelOpSpecs, WrongKernelsAreCaught) {
                         Wrong{"cross_entropy_no_max.cpp", "cross_entropy", "(inputs: peaked)"},
                         Wrong{"topk_index_off_by_one.cpp", "topk", "(compared as a set per row)"},
                         Wrong{"topk_repeats_the_max.cpp", "topk", "(compared as a set per row)"},
-                        Wrong{"topk_skips_equal_values.cpp", "topk", "(compared as a set per row)"}}) {
+                        Wrong{"topk_skips_equal_values.cpp", "topk", "(compared as a set per row)"},
+                        Wrong{"fp8_quant_per_tensor_scale.cpp", "fp8_quant", "output q: "},
+                        Wrong{"fp8_quant_truncates.cpp", "fp8_quant", "output q: "}}) {
     SCOPED_TRACE(w.file);
     auto r = eval_no_bench(cases() / w.file, w.op);
     ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
