@@ -95,7 +95,7 @@ TEST_F(AgentContract, TemplateFromTheSpecAloneIsAcceptedOnCpuAndCompilesForCuda)
   }
 }
 
-// Every starter op serves a complete (shipped, correct) template for every variant and backend;
+// Every shipped op serves a complete (shipped, correct) template for every variant and backend;
 // the launcher's host entry is the contract's prototype. (tests/integration/test_spec_templates
 // evaluates each file; gpu_tests' ShippedCudaTemplate requires accepted on the H200.)
 TEST_F(AgentContract, EveryOpServesACompleteTemplatePerVariantAndBackend) {
@@ -125,7 +125,7 @@ TEST_F(AgentContract, EveryOpServesACompleteTemplatePerVariantAndBackend) {
           << op << "/" << variant << ":\n" << source;
     }
   }
-  EXPECT_EQ(templates, 30u) << "9 starter specs, 10 variants, 3 backends";
+  EXPECT_GE(templates, 30u) << "at least the 9 starter specs' 10 variants, 3 backends (each complete, above)";
 }
 
 // Every op's cpu contract: a prototype that the analyzer's rejection message repeats exactly.
