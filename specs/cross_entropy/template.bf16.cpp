@@ -1,6 +1,7 @@
-// cross_entropy bf16, cpu: the simplest correct kernel (a template to start from). Per row, in
-// f32 with 8 interleaved accumulators for the sums (what a vectorised loop does): the row max,
-// the sum of exp(x - max) and the log-sum-exp, then the smoothed loss.
+// cross_entropy bf16, cpu: the simplest correct kernel (a template to start from:
+// GET /v1/specs/cross_entropy). Per row, in f32 with 8 interleaved accumulators for the sums (what
+// a vectorised loop does): the row max, the sum of exp(x - max) and the log-sum-exp, then the
+// smoothed loss.
 // A same-precision kernel: `kwb spec check` runs it to measure the tolerance's headroom
 // (docs/specs.md "Checking a spec", check 11).
 #include <cmath>
