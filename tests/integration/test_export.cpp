@@ -177,7 +177,8 @@ TEST(ExportPackage, SeedLibraryBuildsWithCmakeAndEveryFunctionPassesOnTheCpu) {
   const auto report = export_seed(dir);
   size_t variants = 0;
   for (const auto& op : catalog().ops()) variants += catalog().find(op)->variants.size();
-  // Every variant is exported, the model ops' too (attention's scale scalar: docs/export.md).
+  // Every variant is exported, the model ops' too (scalars, bounds written as expressions, ...:
+  // docs/export.md "Model ops").
   for (const auto& s : report.skipped) EXPECT_EQ(s.find("does not export yet"), std::string::npos) << s;
   ASSERT_EQ(report.variants.size(), variants);
   for (const auto& v : report.variants) {
