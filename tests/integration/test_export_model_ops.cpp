@@ -54,8 +54,8 @@ fs::path cases() { return source_dir() / "tests/integration"; }
 // The specs of the package, in one folder (the export copies each op's reference.cpp from it).
 fs::path model_op_specs(const fs::path& dir) {
   fs::create_directories(dir);
-  for (const auto& [op, from] : {std::pair{"cross_entropy", cases() / "spec_cases/cross_entropy"},
-                                 {"topk", cases() / "spec_cases/topk"},
+  for (const auto& [op, from] : {std::pair{"cross_entropy", cases() / "export_cases/cross_entropy"},
+                                 {"topk", cases() / "export_cases/topk"},
                                  {"gather_quant", cases() / "export_cases/gather_quant"},
                                  {"attention", source_dir() / "specs/attention"}})
     fs::copy(from, dir / op, fs::copy_options::recursive);
@@ -83,7 +83,7 @@ struct Library {
 // ascending order, gather_quant's test kernel.
 Library honest_library() {
   Library l;
-  const fs::path ce = cases() / "spec_cases/cross_entropy";
+  const fs::path ce = cases() / "export_cases/cross_entropy";
   l.cpu("cross_entropy", "bf16", "cross_entropy/cpu/plain.cpp", read_text(ce / "template.bf16.cpp"), "kwb_cross_entropy_bf16");
   l.cpu("cross_entropy", "bf16_weighted", "cross_entropy/cpu/weighted.cpp", read_text(ce / "template.bf16_weighted.cpp"),
         "kwb_cross_entropy_bf16_weighted");
