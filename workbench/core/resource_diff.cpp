@@ -8,9 +8,10 @@ namespace kwb::core {
 
 namespace {
 
+// (Names unique within kwb_core: its sources are compiled in unity batches.)
 using J = nlohmann::json;
 
-const ConfigFacts* rd_config_of(const std::vector<ConfigFacts>& facts, const std::map<std::string, std::string>& by_workload,
+const ConfigFacts* timed_config(const std::vector<ConfigFacts>& facts, const std::map<std::string, std::string>& by_workload,
                              const std::string& workload) {
   if (facts.empty()) return nullptr;
   if (auto it = by_workload.find(workload); it != by_workload.end())
@@ -19,7 +20,7 @@ const ConfigFacts* rd_config_of(const std::vector<ConfigFacts>& facts, const std
   return &facts.front();
 }
 
-KernelResources rd_resources_of(const ConfigFacts& c, const KernelFacts& k, const std::string& workload) {
+KernelResources resources_at(const ConfigFacts& c, const KernelFacts& k, const std::string& workload) {
   KernelResources r{k.kernel, c.config, k.registers, k.spill_store_bytes, k.spill_load_bytes, k.static_smem_bytes,
                     std::nullopt, k.barriers, std::nullopt};
   for (const auto& o : k.occupancy)
@@ -32,7 +33,7 @@ KernelResources rd_resources_of(const ConfigFacts& c, const KernelFacts& k, cons
 }
 
 // The kernels of the two configs paired: by name first, then the rest in plan order.
-std::vector<std::pair<const KernelFacts*, const KernelFacts*>> rd_pairs_of(const ConfigFacts* cand, const ConfigFacts* inc) {
+std::vector<std::pair<const KernelFacts*, const KernelFacts*>> paired_kernels(const ConfigFacts* cand, const ConfigFacts* inc) {
   std::vector<const KernelFacts*> a, b;
   if (cand)
     for (const auto& k : cand->kernels) a.push_back(&k);
@@ -52,21 +53,21 @@ std::vector<std::pair<const KernelFacts*, const KernelFacts*>> rd_pairs_of(const
   return out;
 }
 
-int64_t rd_smem_per_block(const KernelResources& r) { return r.static_smem_bytes + r.dynamic_smem_bytes.value_or(0); }
+int64_t smem_per_block_of(const KernelResources& r) { return r.static_smem_bytes + r.dynamic_smem_bytes.value_or(0); }
 
 // What limits the candidate's occupancy, with both sides' figure for it.
-std::string rd_limiter_text(const KernelResources& c, const KernelResources& i) {
+std::string limiter_text_of(const KernelResources& c, const KernelResources& i) {
   const std::string& by = c.occupancy->limited_by;
   if (by == "registers") return fmt::format("registers, {} → {} per thread", i.registers, c.registers);
   if (by == "shared_memory")
-    return fmt::format("shared memory, {} → {} B per block", rd_smem_per_block(i), rd_smem_per_block(c));
+    return fmt::format("shared memory, {} → {} B per block", smem_per_block_of(i), smem_per_block_of(c));
   if (by == "warps" || by == "threads")
     return fmt::format("{}, {} → {} threads per block", by, i.occupancy->threads, c.occupancy->threads);
   if (by == "blocks") return "blocks per SM";
   return by.empty() ? "none named" : by;
 }
 
-std::vector<std::string> rd_split(const std::string& s, char sep) {
+std::vector<std::string> split_label(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t at = 0;
   for (size_t next; (next = s.find(sep, at)) != std::string::npos; at = next + 1) out.push_back(s.substr(at, next - at));
@@ -74,13 +75,13 @@ std::vector<std::string> rd_split(const std::string& s, char sep) {
   return out;
 }
 
-J rd_occupancy_json(const std::optional<ResourceOccupancy>& o) {
+J resource_occupancy_json(const std::optional<ResourceOccupancy>& o) {
   if (!o) return nullptr;
   return {{"threads", o->threads}, {"blocks_per_sm", o->blocks_per_sm}, {"warps_per_sm", o->warps_per_sm},
           {"pct", o->pct}, {"limited_by", o->limited_by}};
 }
 
-J rd_side_json(const std::optional<KernelResources>& r) {
+J kernel_resources_json(const std::optional<KernelResources>& r) {
   if (!r) return nullptr;
   return {{"kernel", r->kernel},
           {"config", r->config},
@@ -90,18 +91,18 @@ J rd_side_json(const std::optional<KernelResources>& r) {
           {"static_smem_bytes", r->static_smem_bytes},
           {"dynamic_smem_bytes", r->dynamic_smem_bytes ? J(*r->dynamic_smem_bytes) : J(nullptr)},
           {"barriers", r->barriers},
-          {"occupancy", rd_occupancy_json(r->occupancy)}};
+          {"occupancy", resource_occupancy_json(r->occupancy)}};
 }
 
-int64_t rd_integer(const J& j, const char* key) {
+int64_t int_field(const J& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
 }
-std::string rd_text(const J& j, const char* key) {
+std::string text_field(const J& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
-std::vector<std::string> rd_texts(const J& j, const char* key) {
+std::vector<std::string> text_fields(const J& j, const char* key) {
   std::vector<std::string> out;
   if (auto it = j.find(key); it != j.end() && it->is_array())
     for (const auto& s : *it)
@@ -109,20 +110,21 @@ std::vector<std::string> rd_texts(const J& j, const char* key) {
   return out;
 }
 
-std::optional<KernelResources> rd_side_from_json(const J& j) {
+std::optional<KernelResources> kernel_resources_from_json(const J& j) {
   if (!j.is_object()) return std::nullopt;
-  KernelResources r{rd_text(j, "kernel"), rd_text(j, "config"), int(rd_integer(j, "registers")), rd_integer(j, "spill_store_bytes"),
-                    rd_integer(j, "spill_load_bytes"), rd_integer(j, "static_smem_bytes"), std::nullopt,
-                    int(rd_integer(j, "barriers")), std::nullopt};
+  KernelResources r{text_field(j, "kernel"), text_field(j, "config"), int(int_field(j, "registers")),
+                    int_field(j, "spill_store_bytes"),
+                    int_field(j, "spill_load_bytes"), int_field(j, "static_smem_bytes"), std::nullopt,
+                    int(int_field(j, "barriers")), std::nullopt};
   if (auto d = j.find("dynamic_smem_bytes"); d != j.end() && d->is_number()) r.dynamic_smem_bytes = d->get<int64_t>();
   if (auto o = j.find("occupancy"); o != j.end() && o->is_object())
-    r.occupancy = ResourceOccupancy{rd_integer(*o, "threads"), int(rd_integer(*o, "blocks_per_sm")),
-                                    int(rd_integer(*o, "warps_per_sm")),
-                                    (*o).value("pct", 0.0), rd_text(*o, "limited_by")};
+    r.occupancy = ResourceOccupancy{int_field(*o, "threads"), int(int_field(*o, "blocks_per_sm")),
+                                    int(int_field(*o, "warps_per_sm")),
+                                    (*o).value("pct", 0.0), text_field(*o, "limited_by")};
   return r;
 }
 
-std::string rd_side_text(const std::optional<KernelResources>& r) {
+std::string kernel_resources_text(const std::optional<KernelResources>& r) {
   if (!r) return "-";
   std::string occ = r->occupancy ? fmt::format("{} blocks/SM, {} warps ({:.0f}%), limiter {}", r->occupancy->blocks_per_sm,
                                                r->occupancy->warps_per_sm, r->occupancy->pct,
@@ -140,7 +142,7 @@ std::vector<std::string> resource_losses(const KernelResources& c, const KernelR
   if (c.occupancy && i.occupancy && c.occupancy->warps_per_sm < i.occupancy->warps_per_sm)
     out.push_back(fmt::format("occupancy {} → {} blocks/SM, {} → {} warps ({:.0f}% → {:.0f}%; limiter: {})",
                               i.occupancy->blocks_per_sm, c.occupancy->blocks_per_sm, i.occupancy->warps_per_sm,
-                              c.occupancy->warps_per_sm, i.occupancy->pct, c.occupancy->pct, rd_limiter_text(c, i)));
+                              c.occupancy->warps_per_sm, i.occupancy->pct, c.occupancy->pct, limiter_text_of(c, i)));
   const int64_t cs = c.spill_store_bytes + c.spill_load_bytes, is = i.spill_store_bytes + i.spill_load_bytes;
   if (cs > is)
     out.push_back(fmt::format("spills {} → {} B per thread (stores {} → {} B, loads {} → {} B)", is, cs,
@@ -156,12 +158,12 @@ ResourceDiff resource_diff(const std::vector<ConfigFacts>& candidate,
   ResourceDiff d;
   std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // "kernel: loss" -> its workloads
   for (const auto& w : workloads) {
-    const ConfigFacts* c = rd_config_of(candidate, candidate_configs, w);
-    const ConfigFacts* i = rd_config_of(incumbent, incumbent_configs, w);
-    for (const auto& [ck, ik] : rd_pairs_of(c, i)) {
+    const ConfigFacts* c = timed_config(candidate, candidate_configs, w);
+    const ConfigFacts* i = timed_config(incumbent, incumbent_configs, w);
+    for (const auto& [ck, ik] : paired_kernels(c, i)) {
       ResourceRow row{w, std::nullopt, std::nullopt, {}};
-      if (ck) row.candidate = rd_resources_of(*c, *ck, w);
-      if (ik) row.incumbent = rd_resources_of(*i, *ik, w);
+      if (ck) row.candidate = resources_at(*c, *ck, w);
+      if (ik) row.incumbent = resources_at(*i, *ik, w);
       if (ck && ik) row.losses = resource_losses(*row.candidate, *row.incumbent);
       for (const auto& loss : row.losses) {
         std::string key = ck->kernel + ": " + loss;
@@ -185,7 +187,7 @@ std::string matching_config(const std::vector<ConfigFacts>& facts, const std::ma
   for (const auto& c : facts) {
     if (c.config == "default") return c.config;  // no tunables: the one config
     bool match = true;
-    for (const auto& pair : rd_split(c.config, ',')) {
+    for (const auto& pair : split_label(c.config, ',')) {
       auto eq = pair.find('=');
       if (eq == std::string::npos) {
         match = false;
@@ -202,7 +204,9 @@ std::string matching_config(const std::vector<ConfigFacts>& facts, const std::ma
 nlohmann::json to_json(const ResourceDiff& d) {
   J rows = J::array();
   for (const auto& r : d.rows)
-    rows.push_back({{"workload", r.workload}, {"candidate", rd_side_json(r.candidate)}, {"incumbent", rd_side_json(r.incumbent)},
+    rows.push_back({{"workload", r.workload},
+                    {"candidate", kernel_resources_json(r.candidate)},
+                    {"incumbent", kernel_resources_json(r.incumbent)},
                     {"losses", r.losses}});
   return {{"rows", rows}, {"losses", d.losses}};
 }
@@ -213,9 +217,9 @@ ResourceDiff resource_diff_from_json(const nlohmann::json& j) {
   if (auto rows = j.find("rows"); rows != j.end() && rows->is_array())
     for (const auto& r : *rows)
       if (r.is_object())
-        d.rows.push_back({rd_text(r, "workload"), rd_side_from_json(r.value("candidate", J())),
-                          rd_side_from_json(r.value("incumbent", J())), rd_texts(r, "losses")});
-  d.losses = rd_texts(j, "losses");
+        d.rows.push_back({text_field(r, "workload"), kernel_resources_from_json(r.value("candidate", J())),
+                          kernel_resources_from_json(r.value("incumbent", J())), text_fields(r, "losses")});
+  d.losses = text_fields(j, "losses");
   return d;
 }
 
@@ -224,8 +228,8 @@ std::string resource_table(const ResourceDiff& d) {
   std::string out = "resources (per bench workload and kernel: the candidate, then the incumbent; spills store/load "
                     "per thread, shared memory static + dynamic per block):\n";
   for (const auto& r : d.rows) {
-    out += fmt::format("  {:<16} candidate  {}\n", r.workload, rd_side_text(r.candidate));
-    out += fmt::format("  {:<16} incumbent  {}\n", "", rd_side_text(r.incumbent));
+    out += fmt::format("  {:<16} candidate  {}\n", r.workload, kernel_resources_text(r.candidate));
+    out += fmt::format("  {:<16} incumbent  {}\n", "", kernel_resources_text(r.incumbent));
     for (const auto& l : r.losses) out += fmt::format("  {:<16} LOSS: {}\n", "", l);
   }
   if (d.losses.empty()) out += "no resource loss against the incumbent\n";

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/resource_diff.hpp"
+#include "core/verdict_comparison.hpp"
+#include "core/verdict_parse.hpp"
 
 namespace {
 
@@ -145,6 +147,23 @@ TEST(ResourceDiff, JsonRoundTripAndTheTableNamesBothSidesAndTheLoss) {
   EXPECT_NE(t.find("candidate  k [default]: 96 regs"), std::string::npos) << t;
   EXPECT_NE(t.find("incumbent  k [default]: 72 regs"), std::string::npos) << t;
   EXPECT_NE(t.find("resource loss: k: occupancy 16 → 12 blocks/SM"), std::string::npos) << t;
+}
+
+TEST(ResourceDiff, TheVerdictCarriesItAndTheDecisionPartCopiesIt) {
+  Verdict stored;
+  stored.status = Status::accepted;
+  Verdict judged = stored;
+  judged.summary.resources = resource_diff({config("default", {kernel("k", 96, 0, 12, "registers", {"n1M"}, 128)})}, {},
+                                           {config("default", {kernel("k", 72, 0, 16, "warps", {"n1M"}, 128)})}, {},
+                                           {"n1M"});
+  EXPECT_TRUE(to_json(stored)["summary"]["resources"].is_null()) << "null until compared";
+  const auto part = merge_comparison(stored, judged);
+  ASSERT_TRUE(part.merged.summary.resources);
+  EXPECT_EQ(part.comparison["resources"], to_json(*judged.summary.resources));
+  auto back = verdict_from_json(to_json(part.merged));
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(back->summary.resources);
+  EXPECT_EQ(back->summary.resources->losses, judged.summary.resources->losses);
 }
 
 }  // namespace
