@@ -12,6 +12,7 @@
 //   reject     a reviewer's Reject records the reason typed
 //   leaderboard sorting and the status filter ask the daemon (server-side)
 //   lineage    the candidate page shows the tree of its attempts with the API's best and latest
+//   resources  the resource table beside the incumbent's, losses marked (an intercepted verdict)
 // Screenshots of each page go to a temporary folder, or to $KWB_UI_SHOTS where set
 // (`KWB_UI_SHOTS=docs/ui ctest -R WebUi` refreshes the ones docs/web.md shows): a test run
 // leaves the source tree as it found it.
@@ -193,6 +194,35 @@ try {
     tree.find((n) => n.latest === 'true')?.id === wrong, `page ${JSON.stringify(tree)} vs API best ${lineage.best} latest ${lineage.latest}`);
   await keyboard(page, 'candidate');
   await page.screenshot({ path: path.join(shots, 'candidate.png'), fullPage: true });
+
+  // Resources beside the incumbent's (docs/verdict.md "Resources"): a cpu verdict has none; the
+  // table is drawn from a verdict given one through an intercepted reply (the figures themselves
+  // come from a daemon on the fake driver: tests/unit/cuda/test_fake_gpu_resources.cpp).
+  check('resources: a cpu candidate has no resource table', !(await page.$('#resources')), 'a table is shown');
+  const side = (smem, blocks, limiter) => ({ kernel: 'vector_add_f32', config: 'default', registers: 16, spill_store_bytes: 0,
+    spill_load_bytes: 0, static_smem_bytes: smem, dynamic_smem_bytes: 0, barriers: 0,
+    occupancy: { threads: 256, blocks_per_sm: blocks, warps_per_sm: blocks * 8, pct: blocks * 12.5, limited_by: limiter } });
+  const loss = 'occupancy 8 → 4 blocks/SM, 64 → 32 warps (100% → 50%; limiter: shared memory, 0 → 49152 B per block)';
+  const withResources = structuredClone(W);
+  withResources.verdict.summary.resources = { rows: [{ workload: 'n1M', candidate: side(49152, 4, 'shared_memory'),
+    incumbent: side(0, 8, 'warps'), losses: [loss] }], losses: [`vector_add_f32: ${loss} on n1M`] };
+  const resPage = await openPage(revContext);
+  await resPage.setRequestInterception(true);
+  resPage.on('request', (req) => {
+    if (req.method() === 'GET' && new URL(req.url()).pathname === `/v1/candidates/${winner}`)
+      req.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(withResources) });
+    else req.continue();
+  });
+  await resPage.goto(`${daemon.url}/#/candidate/${winner}`, { waitUntil: 'load' });
+  await resPage.waitForSelector('#resources', { timeout: 60000 });
+  const resRows = await resPage.$$eval('#resources tbody tr', (rows) => rows.map((r) => ({ side: r.dataset.side || 'loss',
+    loss: r.classList.contains('res-loss'), text: r.textContent })));
+  check('resources: the candidate\'s line, the incumbent\'s and the loss, marked',
+    resRows.length === 3 && resRows.every((r) => r.loss) && resRows[0].side === 'candidate' && resRows[0].text.includes('49152 + 0') &&
+    resRows[1].side === 'incumbent' && resRows[1].text.includes('8 blocks, 64 warps') && resRows[2].text.includes(loss), JSON.stringify(resRows));
+  check('resources: the losses are listed above the table',
+    (await resPage.$eval('#resource-losses', (e) => e.textContent)).includes(`vector_add_f32: ${loss} on n1M`), 'no loss listed');
+  await resPage.close();
 
   // Promote: the page shows the commit; the library's head has it, naming the candidate.
   page.problems.length = 0;

@@ -122,6 +122,13 @@ ToolResult diff_vs_incumbent(ToolCall& call) {
             json_text(w.value("incumbent_ns", json())) + " ns";
     if (w.value("comparison", json()).is_object()) text += ", " + s(w["comparison"], "label") + " " + json_text(w["comparison"].value("ratio", json()));
   }
+  // Resources beside the incumbent's (docs/verdict.md "Resources"): the losses, where any.
+  if (const json res = b.value("resources", json()); res.is_object()) {
+    const json losses = res.value("losses", json::array());
+    if (losses.empty() && !res.value("rows", json::array()).empty()) text += "\nresources: no loss against the incumbent";
+    for (const auto& l : losses)
+      if (l.is_string()) text += "\nresources lost: " + l.get<std::string>();
+  }
   if (b.contains("diff") && b["diff"].is_string()) text += "\n\n" + b["diff"].get<std::string>();
   return {text, b};
 }

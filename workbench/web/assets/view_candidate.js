@@ -1,6 +1,7 @@
 // A candidate: live stage progress (the SSE stream), the verdict per workload with its noise
 // and the comparison with the incumbent, the roofline plot, diagnostics at their source lines,
-// the side-by-side diff against the incumbent, compiler facts, the review buttons, and the tree of
+// the side-by-side diff against the incumbent, compiler facts and the resources beside the
+// incumbent's (view_resources.js), the review buttons, and the tree of
 // attempts it belongs to (view_lineage.js).
 import { get, text, post, events } from './api.js';
 import { h, clear, ns, num, ratio, params, when } from './dom.js';
@@ -8,6 +9,7 @@ import { roofline } from './plot.js';
 import { sideBySide, fileNames } from './diff.js';
 import { highlightLine, highlightLines } from './highlight.js';
 import { lineageSection } from './view_lineage.js';
+import { resourcesSection } from './view_resources.js';
 
 const STAGES = ['analyze', 'compile', 'validate', 'benchmark', 'decide'];
 const TERMINAL = new Set(['done', 'cancelled']);
@@ -224,7 +226,7 @@ export async function candidateView(view, id, session) {
         'Comparison with the incumbent running: the decision follows.') : null;
     const parts = [pending, verdictTable(v), rooflineSection(v), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
-      factsSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
+      factsSection(v), resourcesSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
     clear(body).append(...parts.filter(Boolean));
     return cand;
   };
