@@ -44,8 +44,10 @@ util::Result<std::filesystem::path> save_report(const std::filesystem::path& dir
   if (ec) return util::fail(dir.string(), "cannot create the reports folder: " + ec.message());
   std::string stamp = utc_stamp(std::chrono::system_clock::now());
   std::replace(stamp.begin(), stamp.end(), ':', '-');
-  auto path = dir / ("report-" + stamp + ".json");
-  for (int n = 2; std::filesystem::exists(path, ec); ++n) path = dir / fmt::format("report-{}-{}.json", stamp, n);
+  // report-<time>-<nnn>.json: names sort by time, reports of the same second by their number.
+  std::filesystem::path path;
+  for (int n = 1; path.empty() || std::filesystem::exists(path, ec); ++n)
+    path = dir / fmt::format("report-{}-{:03}.json", stamp, n);
   if (auto ok = util::write_file_atomic(path, report.dump(2) + "\n"); !ok) return std::unexpected(ok.error());
   return path;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Where the scorecard's figures are kept (docs/library.md "Scorecard"): every `kwb library report
-// --measure` writes its report to <workspace>/library-reports/report-<UTC time>.json; without
+// --measure` writes its report to <workspace>/library-reports/report-<UTC time>-<nnn>.json; without
 // --measure (and GET /v1/library/report) the newest one is read back, with its age, its devices and
 // each row marked stale where the library's head names another incumbent since.
 #include <chrono>
