@@ -2,7 +2,8 @@
 // incumbents of this machine's device classes, their vendor baselines and the library's other
 // kernels are evaluated here and now, as `kwb eval` would, and the report is stored in the
 // workspace; without it the newest stored report is read back with its age and devices. Exit 0
-// with a report (with --check: 1 when a compared row is below the bar), 2 on usage errors.
+// with a report (with --check: 1 when a row is below the bar or its incumbent failed here), 2 on
+// usage errors.
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -52,7 +53,9 @@ int print(const ReportArgs& a, const nlohmann::json& report) {
   if (a.json) std::cout << report.dump(2) << "\n";
   else std::cout << library::report_table(report);
   if (!a.check) return 0;
-  return report.value("below_bar", nlohmann::json::array()).empty() ? 0 : 1;
+  int failed = 0;
+  for (const auto& r : report.value("rows", nlohmann::json::array())) failed += r.value("status", "") == "failed";
+  return report.value("below_bar", nlohmann::json::array()).empty() && failed == 0 ? 0 : 1;
 }
 
 int run_report(ReportArgs a, util::Settings& settings) {
@@ -128,7 +131,7 @@ void add_library_report_command(CLI::App& library_cmd, util::Settings& settings,
   cmd->add_option("--bar", a->bar, "A row passes at this many times the fastest other implementation")
       ->default_val(library::k_default_bar)
       ->check(CLI::Range(0.01, 100.0));
-  cmd->add_flag("--check", a->check, "Exit 1 when a compared row is below the bar (for CI)");
+  cmd->add_flag("--check", a->check, "Exit 1 when a row is below the bar or its incumbent failed here (for CI)");
   cmd->add_flag("--json", a->json, "Print the kwb.library_report.v1 JSON");
   add_init_flag(*cmd, a->init);
   add_setting_flags(*cmd, settings);
