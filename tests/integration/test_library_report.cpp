@@ -89,6 +89,8 @@ void expect_scorecard(const nlohmann::json& j) {
   EXPECT_DOUBLE_EQ(cpu["vs_fastest"].get<double>(), fast / inc);
   EXPECT_LT(cpu["vs_fastest"].get<double>(), 0.5) << "the slow incumbent against a plain loop";
   EXPECT_TRUE(cpu["roofline"]["pct_bw"].is_number());
+  // A binding roof only where the peaks have a flop rate (the CPU calibration measures bandwidth).
+  EXPECT_EQ(cpu["roofline"]["bound"] == "", cpu["roofline"]["pct_roof"].is_null()) << cpu["roofline"];
   EXPECT_FALSE(cpu["device"].get<std::string>().empty());
   EXPECT_EQ(gpu["status"], "no_device");
   EXPECT_TRUE(gpu["incumbent_ns"].is_null());

@@ -11,7 +11,9 @@ nlohmann::json library_report_schemas() {
   json rival = obj({{"name", str()}, {"kind", str_enum({"baseline", "library"})}, {"ns", or_null(number())},
                     {"status", {{"type", "string"}, {"description", "measured, not_timed, or the rival's verdict status"}}}});
   json roofline = obj({{"pct_bw", or_null(number())}, {"pct_flops", or_null(number())},
-                       {"pct_bw_sheet", or_null(number())}, {"pct_flops_sheet", or_null(number())}});
+                       {"pct_bw_sheet", or_null(number())}, {"pct_flops_sheet", or_null(number())},
+                       {"bound", {{"type", "string"}, {"description", "the roof that binds: memory, compute, or empty"}}},
+                       {"pct_roof", or_null(number())}, {"pct_roof_sheet", or_null(number())}});
   json row = obj({{"op", str()}, {"variant", str()}, {"backend", str()}, {"device_class", str()}, {"workload", str()},
                   {"kernel", str()}, {"source_sha256", str()},
                   {"status", str_enum({"measured", "no_device", "failed", "not_measured"})}, {"reason", str()},

@@ -6,7 +6,6 @@
 // usage errors.
 #include <cstdio>
 #include <iostream>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -31,22 +30,6 @@ struct ReportArgs {
 int usage(const std::string& msg) {
   std::fprintf(stderr, "kwb library report: %s\n", msg.c_str());
   return 2;
-}
-
-std::string row_key(const library::ScoreRow& r) {
-  return r.op + "/" + r.variant + "/" + r.backend + "/" + r.device_class + "/" + r.workload;
-}
-
-// The new rows, and those of the previous stored report that this measurement did not cover (a
-// measurement of one op keeps the others' figures, each with its own time and device).
-std::vector<library::ScoreRow> merged_rows(std::vector<library::ScoreRow> rows, const nlohmann::json& previous) {
-  auto old = library::rows_of_report(previous);
-  if (!old) return rows;
-  std::set<std::string> fresh;
-  for (const auto& r : rows) fresh.insert(row_key(r));
-  for (auto& r : *old)
-    if (!fresh.contains(row_key(r))) rows.push_back(std::move(r));
-  return rows;
 }
 
 int print(const ReportArgs& a, const nlohmann::json& report) {
@@ -106,7 +89,7 @@ int run_report(ReportArgs a, util::Settings& settings) {
                                                   devices.empty() ? std::string("no device") : devices,
                                                   measured->library_commit)}};
   auto previous = library::stored_report(dir, **repo);
-  auto rows = previous ? merged_rows(std::move(measured->rows), *previous) : std::move(measured->rows);
+  auto rows = previous ? library::merge_rows(std::move(measured->rows), *previous) : std::move(measured->rows);
   auto report = library::report_json(rows, source, a.bar);
   auto saved = library::save_report(dir, report);
   if (!saved) return usage("storing the report: " + saved.error().what());

@@ -161,6 +161,18 @@ util::Result<MeasuredRows> measure_scorecard(const spec::Catalog& catalog, libra
         r.pct_bw_sheet = w.roofline->pct_bw_sheet;
         r.pct_flops_sheet = w.roofline->pct_flops_sheet;
       }
+      if (w.feedback)
+        for (const auto& pos : w.feedback->roofline) {
+          // Without a compute roof (the CPU's calibration measures bandwidth only) the binding
+          // roof is not known: pct_bw says the memory side.
+          if (!pos.flops_per_s) continue;
+          if (pos.peaks == "calibrated") {
+            r.pct_roof = pos.pct_of_roof;
+            r.bound = pos.bound;
+          } else if (pos.peaks == "data_sheet") {
+            r.pct_roof_sheet = pos.pct_of_roof;
+          }
+        }
       if (!baseline_name.empty())
         r.rivals.push_back({baseline_name, "baseline",
                             w.vs_baseline ? std::optional<double>(*w.vs_baseline * w.time->median_ns) : std::nullopt,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -96,7 +98,10 @@ nlohmann::json row_json(const ScoreRow& row) {
            {{"pct_bw", opt(row.pct_bw)},
             {"pct_flops", opt(row.pct_flops)},
             {"pct_bw_sheet", opt(row.pct_bw_sheet)},
-            {"pct_flops_sheet", opt(row.pct_flops_sheet)}}},
+            {"pct_flops_sheet", opt(row.pct_flops_sheet)},
+            {"bound", row.bound},
+            {"pct_roof", opt(row.pct_roof)},
+            {"pct_roof_sheet", opt(row.pct_roof_sheet)}}},
           {"device", row.device},
           {"measured_at", row.measured_at},
           {"stale", row.stale}};
@@ -125,6 +130,9 @@ util::Result<ScoreRow> row_from_json(const nlohmann::json& j, const std::string&
     row.pct_flops = opt_number(r, "pct_flops");
     row.pct_bw_sheet = opt_number(r, "pct_bw_sheet");
     row.pct_flops_sheet = opt_number(r, "pct_flops_sheet");
+    row.bound = text(r, "bound");
+    row.pct_roof = opt_number(r, "pct_roof");
+    row.pct_roof_sheet = opt_number(r, "pct_roof_sheet");
   }
   const auto rivals = j.value("rivals", nlohmann::json::array());
   for (size_t i = 0; i < rivals.size(); ++i) {
@@ -171,6 +179,21 @@ util::Result<std::vector<ScoreRow>> rows_of_report(const nlohmann::json& report)
     if (!row) return std::unexpected(row.error());
     rows.push_back(std::move(*row));
   }
+  return rows;
+}
+
+std::vector<ScoreRow> merge_rows(std::vector<ScoreRow> rows, const nlohmann::json& previous) {
+  auto old = rows_of_report(previous);
+  if (!old) return rows;
+  auto key = [](const ScoreRow& r) { return r.op + "/" + r.variant + "/" + r.backend + "/" + r.device_class + "/" + r.workload; };
+  std::set<std::string> fresh;
+  for (const auto& r : rows) fresh.insert(key(r));
+  for (auto& r : *old)
+    if (!fresh.contains(key(r))) rows.push_back(std::move(r));
+  // Grouped by op, variant, backend and device class as a measurement lists them.
+  std::stable_sort(rows.begin(), rows.end(), [](const ScoreRow& a, const ScoreRow& b) {
+    return std::tie(a.op, a.variant, a.backend, a.device_class) < std::tie(b.op, b.variant, b.backend, b.device_class);
+  });
   return rows;
 }
 

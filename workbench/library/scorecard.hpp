@@ -38,6 +38,10 @@ struct ScoreRow {
   std::vector<Rival> rivals;
   // Percent of the calibrated and the data-sheet roofs (the verdict's workloads[].roofline).
   std::optional<double> pct_bw, pct_flops, pct_bw_sheet, pct_flops_sheet;
+  // The binding roof at the workload's intensity (the verdict's feedback.roofline[]): "memory" or
+  // "compute", and the % of it reached against the calibrated and the data-sheet peaks.
+  std::string bound;
+  std::optional<double> pct_roof, pct_roof_sheet;
   std::string device, measured_at;  // where and when the figures were measured
   bool stale = false;  // the library's head names another incumbent since it was measured
 };
@@ -77,6 +81,10 @@ util::Result<ScoreRow> row_from_json(const nlohmann::json& j, const std::string&
 nlohmann::json report_json(const std::vector<ScoreRow>& rows, const nlohmann::json& source, double bar = k_default_bar);
 // The rows of a report (a stored one); errors name the row and field.
 util::Result<std::vector<ScoreRow>> rows_of_report(const nlohmann::json& report);
+// The new rows, then those of `previous` (a stored report) of another op, variant, backend, device
+// class or workload: a measurement of one op keeps the others' figures, each with its own time
+// and device. An unreadable `previous` adds nothing.
+std::vector<ScoreRow> merge_rows(std::vector<ScoreRow> rows, const nlohmann::json& previous);
 // The report as a table for people: the source, one line per row, the families and the rows below the bar.
 std::string report_table(const nlohmann::json& report);
 

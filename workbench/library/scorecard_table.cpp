@@ -20,6 +20,12 @@ std::string us(const nlohmann::json& j, const char* key) {
   return fmt::format("{:.2f}", j[key].get<double>() / 1e3);
 }
 
+// "mem 74.1" / "cmp 12.0": % of the binding calibrated roof.
+std::string roof_text(const nlohmann::json& roof) {
+  if (!roof.contains("pct_roof") || !roof["pct_roof"].is_number()) return "-";
+  return fmt::format("{} {:.1f}", roof.value("bound", "") == "compute" ? "cmp" : "mem", roof["pct_roof"].get<double>());
+}
+
 }  // namespace
 
 std::string report_table(const nlohmann::json& report) {
@@ -27,22 +33,23 @@ std::string report_table(const nlohmann::json& report) {
   const auto& src = report.value("source", nlohmann::json::object());
   out += fmt::format("library scorecard ({}): {}\n", str(src, "kind"), str(src, "detail"));
   out += fmt::format("bar: {:.2f}x the fastest other implementation (vendor baselines and other library kernels); "
-                     "% of the calibrated (bw, fl) and data-sheet (-ds) bandwidth and flop rate\n\n",
+                     "% of the calibrated (bw, fl) and data-sheet (-ds) bandwidth and flop rate, and of the roof that binds "
+                     "(calibrated: memory or compute)\n\n",
                      report.value("bar", k_default_bar));
-  out += fmt::format("{:<12} {:<6} {:<13} {:<15} {:<12} {:>11} {:>11} {:<26} {:>8} {:>6} {:>6} {:>6} {:>6} {}\n", "op",
-                     "var", "backend", "device class", "workload", "incumb. us", "fastest us", "fastest", "vs fast", "%bw",
-                     "%fl", "%bw-ds", "%fl-ds", "status");
+  out += fmt::format("{:<12} {:<6} {:<13} {:<15} {:<16} {:>11} {:>11} {:<26} {:>8} {:>6} {:>6} {:>6} {:>6} {:>8} {}\n",
+                     "op", "var", "backend", "device class", "workload", "incumb. us", "fastest us", "fastest", "vs fast",
+                     "%bw", "%fl", "%bw-ds", "%fl-ds", "%roof", "status");
   for (const auto& r : report.value("rows", nlohmann::json::array())) {
     const auto& roof = r.value("roofline", nlohmann::json::object());
     const auto& f = r.contains("fastest") && r["fastest"].is_object() ? r["fastest"] : nlohmann::json::object();
     std::string status = str(r, "status") + (r.value("stale", false) ? " (stale)" : "");
     if (r.value("status", "") != "measured" && r.contains("reason") && !r["reason"].get<std::string>().empty())
       status += ": " + r["reason"].get<std::string>();
-    out += fmt::format("{:<12} {:<6} {:<13} {:<15} {:<12} {:>11} {:>11} {:<26} {:>8} {:>6} {:>6} {:>6} {:>6} {}\n",
+    out += fmt::format("{:<12} {:<6} {:<13} {:<15} {:<16} {:>11} {:>11} {:<26} {:>8} {:>6} {:>6} {:>6} {:>6} {:>8} {}\n",
                        str(r, "op"), str(r, "variant"), str(r, "backend"), str(r, "device_class"), str(r, "workload"),
                        us(r, "incumbent_ns"), us(f, "ns"), str(f, "name"), num(r, "vs_fastest", "{:.3f}x"),
                        num(roof, "pct_bw", "{:.1f}"), num(roof, "pct_flops", "{:.1f}"), num(roof, "pct_bw_sheet", "{:.1f}"),
-                       num(roof, "pct_flops_sheet", "{:.1f}"), status);
+                       num(roof, "pct_flops_sheet", "{:.1f}"), roof_text(roof), status);
   }
   out += "\nper op family: rows at the bar among those compared (unrivalled: no other implementation timed)\n";
   for (const auto& f : report.value("families", nlohmann::json::array())) {

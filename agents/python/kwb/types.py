@@ -501,6 +501,9 @@ class ScoreRoofline(TypedDict):
     pct_flops: Optional[float]
     pct_bw_sheet: Optional[float]
     pct_flops_sheet: Optional[float]
+    bound: str  # the roof that binds at the workload's intensity: memory | compute ("" when unknown)
+    pct_roof: Optional[float]  # % of that roof, calibrated peaks
+    pct_roof_sheet: Optional[float]  # % of it, data-sheet peaks
 
 
 class ScoreRow(TypedDict):

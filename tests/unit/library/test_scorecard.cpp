@@ -91,6 +91,8 @@ TEST(Scorecard, TheReportJsonCarriesRowsFamiliesBelowTheBarAndTotalsAndReadsBack
   auto r = row("gemm", "m512", 100.0, {{"cublas", "baseline", 90.0}});
   r.pct_bw = 42.5;
   r.pct_flops_sheet = 27.0;
+  r.bound = "compute";
+  r.pct_roof = 61.5;
   r.device = "NVIDIA H200";
   auto j = report_json({r, row("gemm", "m4096", 100.0, {{"cublas", "baseline", 150.0}})}, {{"kind", "measured"}});
   EXPECT_EQ(j["schema"], k_report_schema);
@@ -99,6 +101,8 @@ TEST(Scorecard, TheReportJsonCarriesRowsFamiliesBelowTheBarAndTotalsAndReadsBack
   EXPECT_EQ(j["rows"][0]["fastest"]["name"], "cublas");
   EXPECT_DOUBLE_EQ(j["rows"][0]["roofline"]["pct_bw"].get<double>(), 42.5);
   EXPECT_TRUE(j["rows"][0]["roofline"]["pct_bw_sheet"].is_null());
+  EXPECT_EQ(j["rows"][0]["roofline"]["bound"], "compute");
+  EXPECT_DOUBLE_EQ(j["rows"][0]["roofline"]["pct_roof"].get<double>(), 61.5);
   EXPECT_EQ(j["families"][0]["at_bar"], 1);
   EXPECT_DOUBLE_EQ(j["totals"]["share_at_bar"].get<double>(), 0.5);
   ASSERT_EQ(j["below_bar"].size(), 1u);
@@ -107,6 +111,7 @@ TEST(Scorecard, TheReportJsonCarriesRowsFamiliesBelowTheBarAndTotalsAndReadsBack
   ASSERT_TRUE(back) << back.error().what();
   EXPECT_EQ(report_json(*back, {{"kind", "measured"}}), j);
   EXPECT_NE(report_table(j).find("1/2 at the bar (50.0%)"), std::string::npos) << report_table(j);
+  EXPECT_NE(report_table(j).find("cmp 61.5"), std::string::npos) << report_table(j);
 }
 
 TEST(Scorecard, AReportWithABadRowNamesIt) {
@@ -116,6 +121,23 @@ TEST(Scorecard, AReportWithABadRowNamesIt) {
   ASSERT_FALSE(back);
   EXPECT_EQ(back.error().where, "rows[0].workload");
   EXPECT_FALSE(rows_of_report(nlohmann::json{{"schema", "other"}}));
+}
+
+TEST(Scorecard, AMeasurementOfOneOpKeepsThePreviousReportsOtherRows) {
+  auto old_gemm = row("gemm", "m512", 100.0, {});
+  old_gemm.measured_at = "2026-01-01T00:00:00Z";
+  auto old_softmax = row("softmax", "r4096", 50.0, {});
+  auto previous = report_json({old_gemm, old_softmax}, {});
+  auto new_gemm = row("gemm", "m512", 90.0, {});
+  auto merged = merge_rows({new_gemm}, previous);
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].op, "gemm");
+  EXPECT_DOUBLE_EQ(*merged[0].incumbent_ns, 90.0);  // the new figure replaces the old one of the same row
+  EXPECT_EQ(merged[1].op, "softmax");               // the other op's is kept
+  auto other_class = new_gemm;
+  other_class.device_class = "cuda-sm_80";
+  EXPECT_EQ(merge_rows({other_class}, previous).size(), 3u);
+  EXPECT_EQ(merge_rows({new_gemm}, nlohmann::json{{"schema", "other"}}).size(), 1u);
 }
 
 TEST(ScorecardStore, AgesAreSecondsSinceAUtcStamp) {
