@@ -130,8 +130,28 @@ try {
   check('sign-in: the token is kept in localStorage, not a cookie',
     (await page.evaluate(() => localStorage.getItem('kwb.token'))) === reviewer && (await page.evaluate(() => document.cookie)) === '', 'not in localStorage, or a cookie was set');
 
+  // The scorecard section shows the stored report GET /v1/library/report serves: a hand-made one
+  // (kwb library report --measure writes the same document), one row below the bar.
+  const reports = path.join(daemon.workspace, 'library-reports');
+  fs.mkdirSync(reports, { recursive: true });
+  const scoreRow = (workload, ns, rival) => ({ op: 'vector_add', variant: 'f32', backend: 'cpu', device_class: 'cpu-x86_64-v3',
+    workload, kernel: 'vector_add/cpu/scalar.cpp', source_sha256: '', status: 'measured', reason: '', incumbent_ns: ns,
+    stderr_pct: 1, samples: 10, rivals: [{ name: 'vector_add/cpu/other.cpp', kind: 'library', ns: rival, status: 'measured' }],
+    roofline: { pct_bw: 50, pct_flops: null, pct_bw_sheet: null, pct_flops_sheet: null }, device: 'web test', measured_at: '2026-01-01T00:00:00Z', stale: false });
+  fs.writeFileSync(path.join(reports, 'report-2026-01-01T00-00-00Z-001.json'), JSON.stringify({ schema: 'kwb.library_report.v1',
+    source: { kind: 'measured', measured_at: '2026-01-01T00:00:00Z', devices: ['web test'], library_commit: '0'.repeat(40) },
+    bar: 0.99, rows: [scoreRow('n1M', 1000, 500), scoreRow('n2M', 1000, 2000)] }));
+  const served = (await daemon.call(agent, 'GET', '/v1/library/report')).json;
   await visit(page, '#/', 'ops overview');
   check('ops: vector_add has a row', await page.$$eval('#ops tbody tr', (rows) => rows.some((r) => r.textContent.includes('vector_add'))), 'no row');
+  const card = await page.$$eval('#scorecard-rows tbody tr', (rows) => rows.map((r) => r.textContent));
+  check('scorecard: a row per row of the API\'s report, with its ratio to the fastest',
+    card.length === served.rows.length && card[0].includes('0.500×') && card[1].includes('2.000×'), JSON.stringify(card));
+  const fam = await page.$eval('#scorecard-families tbody', (t) => t.textContent);
+  check('scorecard: the family\'s share at the bar and geomean', fam.includes('1 / 2') && fam.includes('50.0%') && fam.includes('1.000×'), fam);
+  const below = await page.$$eval('#scorecard-below li', (li) => li.map((e) => e.textContent));
+  check('scorecard: the row below the bar with its gap', below.length === served.below_bar.length && below.length === 1 && below[0].includes('50.0%'),
+    JSON.stringify(below));
   await keyboard(page, 'ops overview');
   await page.screenshot({ path: path.join(shots, 'ops.png'), fullPage: true });
 

@@ -295,6 +295,7 @@ json openapi_schemas() {
       {"TokenRevoked", obj({{"id", integer()}, {"name", str()}, {"role", str()}, {"revoked", boolean()}, {"detail", str()}})},
   };
   out.update(candidate_schemas());  // Candidate, Verdict and its parts, Lineage, Attempts
+  out.update(library_report_schemas());
   return out;
 }
 

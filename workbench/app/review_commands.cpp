@@ -249,7 +249,9 @@ void add_review_commands(CLI::App& app, int& code) {
   review->callback([r, &code] { code = run_review(*r); });
   auto* lib = client_command(app, "library", "The library's incumbents (and one op's history)", a);
   lib->add_option("op", a->op, "Op (default: every op, no history)");
-  lib->callback([a, &code] { code = run_library(*a); });
+  lib->callback([a, lib, &code] {
+    if (lib->get_subcommands().empty()) code = run_library(*a);  // not `kwb library report`
+  });
 }
 
 }  // namespace kwb::app

@@ -22,7 +22,7 @@ from . import sse
 from .errors import CandidateCancelled, TransportError, WaitTimeout
 from .transport import Transport
 from .types import (AnalysisRules, Attempts, CancelResult, ProfileQueued, Candidate, CandidateComparison, CandidatePage,
-                    CreatedToken, Device, DeviceClass, Diff, Event, EventsPage, Gpu, Health, Leaderboard, Library, Lineage,
+                    CreatedToken, Device, DeviceClass, Diff, Event, EventsPage, Gpu, Health, Leaderboard, Library, LibraryReport, Lineage,
                     Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec, SpecAdded, Submission, TokenInfo, Verdict)
 
 DEFAULT_SERVER = "http://127.0.0.1:8470"
@@ -357,6 +357,13 @@ class Client:
     def library(self, op: Optional[str] = None) -> Library:
         """``GET /v1/library`` (dispatch entries at the head commit) or ``/v1/library/{op}`` (+ history)."""
         return cast(Library, self._get("/v1/library" + (f"/{op}" if op else "")))
+
+    def library_report(self) -> LibraryReport:
+        """``GET /v1/library/report``: the library's scorecard as last measured on the daemon's machine
+        (``kwb library report --measure``; ``source`` says when and where): per op, variant, device
+        class and bench workload the incumbent against the fastest other implementation
+        (``vs_fastest``) and its roofs, per op the share at the bar and the geomean, ``below_bar``."""
+        return cast(LibraryReport, self._get("/v1/library/report"))
 
     def incumbent(self, op: str, *, backend: str = "cpu", variant: Optional[str] = None,
                   device_class: Optional[str] = None) -> Optional[Dict[str, Any]]:
