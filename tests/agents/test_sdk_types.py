@@ -35,6 +35,7 @@ ROOTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "Leaderboard": ("Leaderboard", ()),
     "ReviewQueue": ("ReviewQueue", ()),
     "Library": ("Library", ()),
+    "LibraryReport": ("LibraryReport", ()),
     "Retime": ("RetimeReply", ()),
     "Spec": ("Spec", ()),
     "SpecAdded": ("SpecAdded", ()),

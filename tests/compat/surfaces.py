@@ -42,6 +42,7 @@ CLI_OUTPUTS: Dict[str, Any] = {
     "kwb specs --json": {"type": "array", "items": _ref("Spec")},
     "kwb specs OP --json": _ref("Spec"),
     "kwb cancel --json": _ref("CancelReply"),
+    "kwb library report --json": _ref("LibraryReport"),
 }
 
 
@@ -124,6 +125,9 @@ def real_outputs(url: str, work: Path) -> List[Tuple[str, Any]]:
     out.append(("kwb eval --json", _kwb(["eval", str(files["a"])] + fast + local, env, (0, 1))))
     out.append(("kwb eval --json", _kwb(["eval", str(files["wrong"]), "--op", "vector_add", "--no-bench", "--json"] + local,
                                         env, (0, 1))))
+    report = ["library", "report", "--json"] + local
+    out.append(("kwb library report --json", _kwb(report, env)))  # none stored yet
+    out.append(("kwb library report --json", _kwb(report + ["--measure", "--op", "vector_add", "--bench", "n1M"], env)))
     return out
 
 

@@ -95,7 +95,7 @@ TEST_F(AgentContract, TemplateFromTheSpecAloneIsAcceptedOnCpuAndCompilesForCuda)
   }
 }
 
-// Every starter op serves a complete (shipped, correct) template for every variant and backend;
+// Every shipped op serves a complete (shipped, correct) template for every variant and backend;
 // the launcher's host entry is the contract's prototype. (tests/integration/test_spec_templates
 // evaluates each file; gpu_tests' ShippedCudaTemplate requires accepted on the H200.)
 TEST_F(AgentContract, EveryOpServesACompleteTemplatePerVariantAndBackend) {
@@ -223,7 +223,7 @@ TEST_F(AgentContract, UnknownFilterValuesAreRefusedWithTheValidOnes) {
   for (const auto& [query, expect] : std::vector<std::pair<std::string, std::string>>{
            {"state=finished", "valid: queued, analyzing"},
            {"status=acepted", "did you mean 'accepted'?"},
-           {"op=nope", "valid: gemm, histogram"},
+           {"op=nope", "gemm, histogram, layernorm"},
            {"sate=done", "unknown query parameter 'sate'"}}) {
     auto r = c.Get("/v1/candidates?" + query);
     ASSERT_TRUE(r);

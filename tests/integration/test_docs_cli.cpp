@@ -128,7 +128,8 @@ TEST(DocsAgreeWithBinaries, EachSubcommandShowsOnlyTheSettingsItReads) {
     EXPECT_EQ(settings_in(help_of(path)), Set{}) << "kwb " << path << " --help:\n" << help_of(path);
   EXPECT_EQ(settings_in(help_of("specs")), (Set{"--specs-dir", "--specs", "--workspace", "--library"}));
   // Timing settings only where something is timed or built.
-  const Set timing = {"eval", "serve", "ci promote", "retime", "calibrate", "spec check", "spec add", "worker"};
+  const Set timing = {"eval", "serve", "ci promote", "retime", "calibrate", "spec check", "spec add", "worker",
+                      "library report"};
   for (const auto& top : subcommands_in(help_of(""))) {
     auto nested = subcommands_in(help_of(top));
     std::vector<std::string> paths;

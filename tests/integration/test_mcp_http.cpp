@@ -51,7 +51,7 @@ TEST(McpHttp, AuthLikeEveryRouteAndNoGetStream) {
   auto listed = c.Post("/mcp", modern_headers(msg, agent), msg.dump(), "application/json");
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->status, 200) << listed->body;
-  EXPECT_EQ(json::parse(listed->body)["result"]["tools"].size(), 14u);  // list_attempts and get_lineage are the last
+  EXPECT_EQ(json::parse(listed->body)["result"]["tools"].size(), 15u);  // library_report is the last
   auto get_authed = c.Get("/mcp", {{"Authorization", "Bearer " + agent}});
   ASSERT_TRUE(get_authed);
   EXPECT_EQ(get_authed->status, 405);

@@ -1,5 +1,5 @@
 // Adding an op to a running daemon (issue #16; docs/specs.md "Adding an op"): POST /v1/specs with
-// a reviewer token commits silu_mul (not one of the nine) into the library as one commit with
+// a reviewer token commits silu_gate (not one of the nine) into the library as one commit with
 // trailers, GET /v1/specs serves it at once and after a restart, a CPU kernel for it is accepted
 // for evaluation; a changed meaning without a new version is 409, a bad spec 400 naming file and
 // field, a submitter token 403; `kwb spec add` works through the daemon and on a workspace with no
@@ -28,10 +28,10 @@ std::string replaced_all(std::string text, const std::string& from, const std::s
   return text;
 }
 
-// The silu_mul folder's files, renamed to `op` (each test adds an op of its own).
+// The silu_gate folder's files, renamed to `op` (each test adds an op of its own).
 std::map<std::string, std::string> silu_files(const std::string& op) {
-  return {{"spec.json", replaced_all(read_text(cases() / "silu_mul" / "spec.json"), "silu_mul", op)},
-          {"reference.cpp", replaced_all(read_text(cases() / "silu_mul" / "reference.cpp"), "silu_mul", op)}};
+  return {{"spec.json", replaced_all(read_text(cases() / "silu_gate" / "spec.json"), "silu_gate", op)},
+          {"reference.cpp", replaced_all(read_text(cases() / "silu_gate" / "reference.cpp"), "silu_gate", op)}};
 }
 
 std::string edited(std::string text, const std::string& from, const std::string& to) {
@@ -103,24 +103,24 @@ std::string SpecAdd::s_error, SpecAdd::s_admin, SpecAdd::s_reviewer, SpecAdd::s_
 
 TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
   ASSERT_FALSE(s_reviewer.empty());
-  auto files = silu_files("silu_mul");
-  EXPECT_TRUE(listed("silu_mul").is_null());
+  auto files = silu_files("silu_gate");
+  EXPECT_TRUE(listed("silu_gate").is_null());
   auto r = post_spec(files, s_reviewer);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 201) << r->body;
   auto body = body_of(r);
   EXPECT_EQ(body["status"], "added");
-  EXPECT_EQ(body["op"], "silu_mul");
+  EXPECT_EQ(body["op"], "silu_gate");
   EXPECT_EQ(body["version"], 1);
   EXPECT_TRUE(body["replaces"].is_null());
   const std::string commit = body["commit"];
 
-  // One commit under specs/silu_mul/, with the trailers, holding exactly the files sent.
-  auto commits = spec_commits("silu_mul");
+  // One commit under specs/silu_gate/, with the trailers, holding exactly the files sent.
+  auto commits = spec_commits("silu_gate");
   ASSERT_EQ(commits.size(), 1u);
   EXPECT_EQ(commits[0].id, commit);
-  EXPECT_EQ(commits[0].summary, "Add spec silu_mul v1");
-  EXPECT_EQ(commits[0].trailers["Kwb-Spec"], "silu_mul");
+  EXPECT_EQ(commits[0].summary, "Add spec silu_gate v1");
+  EXPECT_EQ(commits[0].trailers["Kwb-Spec"], "silu_gate");
   EXPECT_EQ(commits[0].trailers["Kwb-Spec-Version"], "1");
   EXPECT_EQ(commits[0].trailers["Kwb-Spec-Digest"], body["digest"]);
   EXPECT_EQ(commits[0].trailers["Kwb-Spec-Replaces"], "none");
@@ -129,31 +129,31 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
   ASSERT_TRUE(repo.has_value());
   auto all = (*repo)->files(commit);
   ASSERT_TRUE(all.has_value());
-  EXPECT_EQ((*all)["specs/silu_mul/spec.json"], files["spec.json"]);
-  EXPECT_EQ((*all)["specs/silu_mul/reference.cpp"], files["reference.cpp"]);
+  EXPECT_EQ((*all)["specs/silu_gate/spec.json"], files["spec.json"]);
+  EXPECT_EQ((*all)["specs/silu_gate/reference.cpp"], files["reference.cpp"]);
   auto everything = (*repo)->log("", 1000);
   ASSERT_TRUE(everything.has_value());
   ASSERT_GE(everything->size(), 2u);
   EXPECT_EQ((*everything)[0].id, commit);  // the seed, then (other tests' specs and) this one commit
 
   // Served without a restart: listed, shown, and submissions for it are accepted.
-  auto spec = listed("silu_mul");
+  auto spec = listed("silu_gate");
   ASSERT_TRUE(spec.is_object());
   EXPECT_EQ(spec["version"], 1);
-  auto one = client().Get("/v1/specs/silu_mul", as(s_agent));
+  auto one = client().Get("/v1/specs/silu_gate", as(s_agent));
   ASSERT_TRUE(one);
   EXPECT_EQ(one->status, 200);
-  EXPECT_EQ(body_of(one)["variants"][0]["entry"], "kwb_silu_mul_bf16");
+  EXPECT_EQ(body_of(one)["variants"][0]["entry"], "kwb_silu_gate_bf16");
 
   // The same files again: nothing to commit.
   auto again = post_spec(files, s_reviewer);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 200) << again->body;
   EXPECT_EQ(body_of(again)["status"], "unchanged");
-  EXPECT_EQ(spec_commits("silu_mul").size(), 1u);
+  EXPECT_EQ(spec_commits("silu_gate").size(), 1u);
 
   auto sub = client().Post("/v1/candidates", as(s_agent),
-                           nlohmann::json{{"op", "silu_mul"}, {"source", read_text(cases() / "silu_mul_kernel.cpp")},
+                           nlohmann::json{{"op", "silu_gate"}, {"source", read_text(cases() / "silu_gate_kernel.cpp")},
                                           {"note", "f32 silu, one bf16 rounding"}}.dump(),
                            "application/json");
   ASSERT_TRUE(sub);
@@ -165,7 +165,7 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
     if (j.is_object() && j["state"] == "done") verdict = j["verdict"];
   }
   ASSERT_TRUE(verdict.is_object()) << "no verdict for " << id;
-  EXPECT_EQ(verdict["op"], "silu_mul");
+  EXPECT_EQ(verdict["op"], "silu_gate");
   EXPECT_EQ(verdict["spec_version"], 1);
 
   // The reference of an op added at run time is built at run time (eval::ReferenceHost).
@@ -174,17 +174,17 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
   auto promoted = client().Post("/v1/candidates/" + id + "/promote", as(s_reviewer), "", "application/json");
   ASSERT_TRUE(promoted);
   ASSERT_EQ(promoted->status, 200) << promoted->body;
-  auto kernel_log = (*kwb::library::Repository::open(library_dir()))->log("silu_mul");
+  auto kernel_log = (*kwb::library::Repository::open(library_dir()))->log("silu_gate");
   ASSERT_TRUE(kernel_log.has_value());
   ASSERT_EQ(kernel_log->size(), 1u);
-  EXPECT_EQ(kernel_log->front().trailers["Kwb-Op"], "silu_mul");
+  EXPECT_EQ(kernel_log->front().trailers["Kwb-Op"], "silu_gate");
   EXPECT_EQ(kernel_log->front().trailers["Kwb-Spec-Version"], "1");
-  EXPECT_EQ(spec_commits("silu_mul").size(), 1u);  // the spec commit and the kernel commit are apart
+  EXPECT_EQ(spec_commits("silu_gate").size(), 1u);  // the spec commit and the kernel commit are apart
 
   // The same op's CUDA kernel compiles (NVRTC in its sandbox) and, without a GPU, is no_device.
   auto cu = client().Post("/v1/candidates", as(s_agent),
-                          nlohmann::json{{"op", "silu_mul"}, {"backend", "cuda"},
-                                         {"source", read_text(cases() / "silu_mul_kernel.cu")}}.dump(),
+                          nlohmann::json{{"op", "silu_gate"}, {"backend", "cuda"},
+                                         {"source", read_text(cases() / "silu_gate_kernel.cu")}}.dump(),
                           "application/json");
   ASSERT_TRUE(cu);
   ASSERT_EQ(cu->status, 202) << cu->body;
@@ -200,7 +200,7 @@ TEST_F(SpecAdd, ANewOpIsOneCommitWithTrailersAndIsServedAtOnce) {
 }
 
 TEST_F(SpecAdd, AChangedMeaningNeedsANewVersion) {
-  auto files = silu_files("silu_mul_v");
+  auto files = silu_files("silu_gate_v");
   auto first = post_spec(files, s_reviewer);
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 201) << first->body;
@@ -224,7 +224,7 @@ TEST_F(SpecAdd, AChangedMeaningNeedsANewVersion) {
   auto t = post_spec(tol, s_reviewer);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->status, 409) << t->body;
-  EXPECT_EQ(spec_commits("silu_mul_v").size(), 1u);
+  EXPECT_EQ(spec_commits("silu_gate_v").size(), 1u);
 
   // A descriptive edit (the summary) keeps the version.
   auto desc = files;
@@ -233,7 +233,7 @@ TEST_F(SpecAdd, AChangedMeaningNeedsANewVersion) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->status, 201) << d->body;
   EXPECT_EQ(body_of(d)["replaces"], "v1 (descriptive edit)");
-  EXPECT_NE(listed("silu_mul_v")["summary"].get<std::string>().find("sigmoid"), std::string::npos);
+  EXPECT_NE(listed("silu_gate_v")["summary"].get<std::string>().find("sigmoid"), std::string::npos);
 
   // With a new version the changed reference is accepted and becomes current.
   ref["spec.json"] = edited(ref["spec.json"], "\"version\": 1", "\"version\": 2");
@@ -241,8 +241,8 @@ TEST_F(SpecAdd, AChangedMeaningNeedsANewVersion) {
   ASSERT_TRUE(v2);
   ASSERT_EQ(v2->status, 201) << v2->body;
   EXPECT_EQ(body_of(v2)["replaces"], "v1");
-  EXPECT_EQ(listed("silu_mul_v")["version"], 2);
-  auto commits = spec_commits("silu_mul_v");
+  EXPECT_EQ(listed("silu_gate_v")["version"], 2);
+  auto commits = spec_commits("silu_gate_v");
   ASSERT_EQ(commits.size(), 3u);
   EXPECT_EQ(commits[0].trailers["Kwb-Spec-Version"], "2");
   EXPECT_EQ(commits[0].trailers["Kwb-Spec-Replaces"], "v1");
@@ -265,22 +265,22 @@ TEST_F(SpecAdd, AShippedOpKeepsItsMeaningAtItsVersion) {
 }
 
 TEST_F(SpecAdd, OnlyReviewersAndAdminsAddSpecs) {
-  auto files = silu_files("silu_mul_denied");
+  auto files = silu_files("silu_gate_denied");
   auto agent = post_spec(files, s_agent);
   ASSERT_TRUE(agent);
   EXPECT_EQ(agent->status, 403) << agent->body;
   auto none = client().Post("/v1/specs", nlohmann::json{{"files", files}}.dump(), "application/json");
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 401);
-  EXPECT_TRUE(listed("silu_mul_denied").is_null());
-  EXPECT_TRUE(spec_commits("silu_mul_denied").empty());
+  EXPECT_TRUE(listed("silu_gate_denied").is_null());
+  EXPECT_TRUE(spec_commits("silu_gate_denied").empty());
   auto admin = post_spec(files, s_admin);
   ASSERT_TRUE(admin);
   EXPECT_EQ(admin->status, 201) << admin->body;
 }
 
 TEST_F(SpecAdd, ABadSpecIs400NamingFileAndField) {
-  auto files = silu_files("silu_mul_bad");
+  auto files = silu_files("silu_gate_bad");
   auto bad = files;
   bad["spec.json"] = edited(bad["spec.json"], "{\"n\": 7}", "{\"n\": \"4k\"}");
   auto r = post_spec(bad, s_reviewer);
@@ -319,8 +319,8 @@ TEST_F(SpecAdd, ABadSpecIs400NamingFileAndField) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->status, 400) << b->body;
 
-  EXPECT_TRUE(listed("silu_mul_bad").is_null());
-  EXPECT_TRUE(spec_commits("silu_mul_bad").empty());
+  EXPECT_TRUE(listed("silu_gate_bad").is_null());
+  EXPECT_TRUE(spec_commits("silu_gate_bad").empty());
 }
 
 TEST_F(SpecAdd, TheCliAddsThroughTheDaemonOrOnAnIdleWorkspace) {
@@ -328,16 +328,16 @@ TEST_F(SpecAdd, TheCliAddsThroughTheDaemonOrOnAnIdleWorkspace) {
   char tmpl[] = "/tmp/kwb-spec-add-XXXXXX";
   ASSERT_TRUE(::mkdtemp(tmpl));
   const fs::path root = tmpl;
-  const fs::path folder = root / "silu_mul_cli";
+  const fs::path folder = root / "silu_gate_cli";
   fs::create_directories(folder);
-  for (const auto& [name, content] : silu_files("silu_mul_cli")) std::ofstream(folder / name) << content;
+  for (const auto& [name, content] : silu_files("silu_gate_cli")) std::ofstream(folder / name) << content;
   const std::string kwb = (bin_dir() / "kwb").string();
   auto sent = run_command(kwb + " spec add " + shell_quote(folder.string()) + " --server " + s_daemon->url() +
                           " --token " + s_reviewer + " --json");
   ASSERT_EQ(sent.exit_code, 0) << sent.out;
   auto j = nlohmann::json::parse(sent.out, nullptr, false);
   EXPECT_EQ(j["status"], "added") << sent.out;
-  EXPECT_EQ(listed("silu_mul_cli")["version"], 1);
+  EXPECT_EQ(listed("silu_gate_cli")["version"], 1);
 
   // Not behind the running daemon's back.
   auto behind = run_command(kwb + " spec add " + shell_quote(folder.string()) + " --workspace " +
@@ -349,10 +349,10 @@ TEST_F(SpecAdd, TheCliAddsThroughTheDaemonOrOnAnIdleWorkspace) {
   const fs::path ws = root / "ws";
   auto direct = run_command(kwb + " spec add " + shell_quote(folder.string()) + " --workspace " + shell_quote(ws.string()));
   ASSERT_EQ(direct.exit_code, 0) << direct.out;
-  EXPECT_NE(direct.out.find("added silu_mul_cli v1 (a new op) in library commit"), std::string::npos) << direct.out;
-  auto shown = run_command(kwb + " specs silu_mul_cli --json --workspace " + shell_quote(ws.string()));
+  EXPECT_NE(direct.out.find("added silu_gate_cli v1 (a new op) in library commit"), std::string::npos) << direct.out;
+  auto shown = run_command(kwb + " specs silu_gate_cli --json --workspace " + shell_quote(ws.string()));
   ASSERT_EQ(shown.exit_code, 0) << shown.out;
-  EXPECT_NE(shown.out.find("kwb_silu_mul_cli_bf16"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("kwb_silu_gate_cli_bf16"), std::string::npos) << shown.out;
   // A changed reference without a new version is refused there too (exit 1).
   std::ofstream(folder / "reference.cpp", std::ios::app) << "// changed\n";
   auto refused = run_command(kwb + " spec add " + shell_quote(folder.string()) + " --workspace " +
@@ -365,7 +365,7 @@ TEST_F(SpecAdd, TheCliAddsThroughTheDaemonOrOnAnIdleWorkspace) {
 
 // Runs last in this file (gtest keeps the order): a restart reads the added specs from the library.
 TEST_F(SpecAdd, AddedSpecsSurviveARestart) {
-  auto files = silu_files("silu_mul_kept");
+  auto files = silu_files("silu_gate_kept");
   auto r = post_spec(files, s_reviewer);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 201) << r->body;
@@ -373,10 +373,10 @@ TEST_F(SpecAdd, AddedSpecsSurviveARestart) {
   s_daemon->stop();
   std::string error;
   ASSERT_TRUE(s_daemon->start({"--time-budget-ms", "50", "--rate", "5000"}, ws, &error)) << error;
-  auto spec = listed("silu_mul_kept");
+  auto spec = listed("silu_gate_kept");
   ASSERT_TRUE(spec.is_object());
   EXPECT_EQ(spec["version"], 1);
-  EXPECT_EQ(spec_commits("silu_mul_kept").size(), 1u);
+  EXPECT_EQ(spec_commits("silu_gate_kept").size(), 1u);
 }
 
 }  // namespace

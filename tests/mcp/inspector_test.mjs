@@ -19,7 +19,7 @@ try {
   const http = execFileSync(inspector, ['--cli', `${daemon.url}/mcp`, '--transport', 'http', '--method', 'tools/list',
                                         '--header', `Authorization: Bearer ${token}`], { encoding: 'utf8', env, cwd });
   assert.ok(names(http).includes('submit_kernel'), http);
-  assert.equal(names(http).length, 14, http);  // docs/mcp.md "Tools"
+  assert.equal(names(http).length, 15, http);  // docs/mcp.md "Tools"
   console.log('ok 1 - inspector-cli lists the tools over HTTP');
   const stdio = execFileSync(inspector, ['--cli', kwb, 'mcp', '--method', 'tools/list'], { encoding: 'utf8', env: { ...env, KWB_SERVER: daemon.url }, cwd });
   assert.deepEqual(names(stdio), names(http));

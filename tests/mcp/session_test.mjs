@@ -41,7 +41,7 @@ try {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, ['cancel', 'diff_vs_incumbent', 'get_incumbent', 'get_lineage', 'get_spec', 'get_verdict',
-                             'leaderboard', 'list_attempts', 'list_candidates', 'list_ops', 'profile_kernel', 'promote',
+                             'leaderboard', 'library_report', 'list_attempts', 'list_candidates', 'list_ops', 'profile_kernel', 'promote',
                              'reject', 'submit_kernel'].sort());
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);

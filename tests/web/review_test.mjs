@@ -13,6 +13,7 @@
 //   leaderboard sorting and the status filter ask the daemon (server-side)
 //   lineage    the candidate page shows the tree of its attempts with the API's best and latest
 //   samples    a histogram of every timed bench workload's samples, and of its block ratios
+//   resources  the resource table beside the incumbent's, losses marked (an intercepted verdict)
 // Screenshots of each page go to a temporary folder, or to $KWB_UI_SHOTS where set
 // (`KWB_UI_SHOTS=docs/ui ctest -R WebUi` refreshes the ones docs/web.md shows): a test run
 // leaves the source tree as it found it.
@@ -130,8 +131,28 @@ try {
   check('sign-in: the token is kept in localStorage, not a cookie',
     (await page.evaluate(() => localStorage.getItem('kwb.token'))) === reviewer && (await page.evaluate(() => document.cookie)) === '', 'not in localStorage, or a cookie was set');
 
+  // The scorecard section shows the stored report GET /v1/library/report serves: a hand-made one
+  // (kwb library report --measure writes the same document), one row below the bar.
+  const reports = path.join(daemon.workspace, 'library-reports');
+  fs.mkdirSync(reports, { recursive: true });
+  const scoreRow = (workload, ns, rival) => ({ op: 'vector_add', variant: 'f32', backend: 'cpu', device_class: 'cpu-x86_64-v3',
+    workload, kernel: 'vector_add/cpu/scalar.cpp', source_sha256: '', status: 'measured', reason: '', incumbent_ns: ns,
+    stderr_pct: 1, samples: 10, rivals: [{ name: 'vector_add/cpu/other.cpp', kind: 'library', ns: rival, status: 'measured' }],
+    roofline: { pct_bw: 50, pct_flops: null, pct_bw_sheet: null, pct_flops_sheet: null }, device: 'web test', measured_at: '2026-01-01T00:00:00Z', stale: false });
+  fs.writeFileSync(path.join(reports, 'report-2026-01-01T00-00-00Z-001.json'), JSON.stringify({ schema: 'kwb.library_report.v1',
+    source: { kind: 'measured', measured_at: '2026-01-01T00:00:00Z', devices: ['web test'], library_commit: '0'.repeat(40) },
+    bar: 0.99, rows: [scoreRow('n1M', 1000, 500), scoreRow('n2M', 1000, 2000)] }));
+  const served = (await daemon.call(agent, 'GET', '/v1/library/report')).json;
   await visit(page, '#/', 'ops overview');
   check('ops: vector_add has a row', await page.$$eval('#ops tbody tr', (rows) => rows.some((r) => r.textContent.includes('vector_add'))), 'no row');
+  const card = await page.$$eval('#scorecard-rows tbody tr', (rows) => rows.map((r) => r.textContent));
+  check('scorecard: a row per row of the API\'s report, with its ratio to the fastest',
+    card.length === served.rows.length && card[0].includes('0.500×') && card[1].includes('2.000×'), JSON.stringify(card));
+  const fam = await page.$eval('#scorecard-families tbody', (t) => t.textContent);
+  check('scorecard: the family\'s share at the bar and geomean', fam.includes('1 / 2') && fam.includes('50.0%') && fam.includes('1.000×'), fam);
+  const below = await page.$$eval('#scorecard-below li', (li) => li.map((e) => e.textContent));
+  check('scorecard: the row below the bar with its gap', below.length === served.below_bar.length && below.length === 1 && below[0].includes('50.0%'),
+    JSON.stringify(below));
   await keyboard(page, 'ops overview');
   await page.screenshot({ path: path.join(shots, 'ops.png'), fullPage: true });
 
@@ -220,6 +241,35 @@ try {
     tree.find((n) => n.latest === 'true')?.id === wrong, `page ${JSON.stringify(tree)} vs API best ${lineage.best} latest ${lineage.latest}`);
   await keyboard(page, 'candidate');
   await page.screenshot({ path: path.join(shots, 'candidate.png'), fullPage: true });
+
+  // Resources beside the incumbent's (docs/verdict.md "Resources"): a cpu verdict has none; the
+  // table is drawn from a verdict given one through an intercepted reply (the figures themselves
+  // come from a daemon on the fake driver: tests/unit/cuda/test_fake_gpu_resources.cpp).
+  check('resources: a cpu candidate has no resource table', !(await page.$('#resources')), 'a table is shown');
+  const side = (smem, blocks, limiter) => ({ kernel: 'vector_add_f32', config: 'default', registers: 16, spill_store_bytes: 0,
+    spill_load_bytes: 0, static_smem_bytes: smem, dynamic_smem_bytes: 0, barriers: 0,
+    occupancy: { threads: 256, blocks_per_sm: blocks, warps_per_sm: blocks * 8, pct: blocks * 12.5, limited_by: limiter } });
+  const loss = 'occupancy 8 → 4 blocks/SM, 64 → 32 warps (100% → 50%; limiter: shared memory, 0 → 49152 B per block)';
+  const withResources = structuredClone(W);
+  withResources.verdict.summary.resources = { rows: [{ workload: 'n1M', candidate: side(49152, 4, 'shared_memory'),
+    incumbent: side(0, 8, 'warps'), losses: [loss] }], losses: [`vector_add_f32: ${loss} on n1M`] };
+  const resPage = await openPage(revContext);
+  await resPage.setRequestInterception(true);
+  resPage.on('request', (req) => {
+    if (req.method() === 'GET' && new URL(req.url()).pathname === `/v1/candidates/${winner}`)
+      req.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(withResources) });
+    else req.continue();
+  });
+  await resPage.goto(`${daemon.url}/#/candidate/${winner}`, { waitUntil: 'load' });
+  await resPage.waitForSelector('#resources', { timeout: 60000 });
+  const resRows = await resPage.$$eval('#resources tbody tr', (rows) => rows.map((r) => ({ side: r.dataset.side || 'loss',
+    loss: r.classList.contains('res-loss'), text: r.textContent })));
+  check('resources: the candidate\'s line, the incumbent\'s and the loss, marked',
+    resRows.length === 3 && resRows.every((r) => r.loss) && resRows[0].side === 'candidate' && resRows[0].text.includes('49152 + 0') &&
+    resRows[1].side === 'incumbent' && resRows[1].text.includes('8 blocks, 64 warps') && resRows[2].text.includes(loss), JSON.stringify(resRows));
+  check('resources: the losses are listed above the table',
+    (await resPage.$eval('#resource-losses', (e) => e.textContent)).includes(`vector_add_f32: ${loss} on n1M`), 'no loss listed');
+  await resPage.close();
 
   // Promote: the page shows the commit; the library's head has it, naming the candidate.
   page.problems.length = 0;

@@ -188,6 +188,10 @@ const std::vector<RouteDoc>& table() {
         {503, "no_library", "Error", ""}}},
       {"get", "/v1/library", "agent", "The library's dispatch entries at its head commit", {}, "", false,
        {{200, "OK", "Library", ""}, {503, "no_library", "Error", ""}}},
+      {"get", "/v1/library/report", "agent",
+       "The library's scorecard as last measured (kwb library report --measure): each incumbent against the fastest "
+       "other implementation and its roofs, per op the share at the bar and the geomean, the rows below the bar",
+       {}, "", false, {{200, "OK", "LibraryReport", ""}, {503, "no_library", "Error", ""}}},
       {"get", "/v1/library/{op}", "agent", "One op's dispatch entries and library history", {}, "", false,
        {{200, "OK", "Library", ""}, {404, "not_found: no spec for this op", "Error", ""}, {503, "no_library", "Error", ""}}},
       {"post", "/v1/library/{op}/retime", "reviewer",

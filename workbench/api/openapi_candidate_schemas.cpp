@@ -47,6 +47,22 @@ json decision_schema() {
               {"undecided", arr(str())}});
 }
 
+// The candidate's resources beside the incumbent's (docs/verdict.md "Resources").
+json resource_diff_schema() {
+  json occupancy = obj({{"threads", integer()}, {"blocks_per_sm", integer()}, {"warps_per_sm", integer()},
+                        {"pct", number()}, {"limited_by", str()}});
+  json side = obj({{"kernel", str()}, {"config", str()}, {"registers", integer()}, {"spill_store_bytes", integer()},
+                   {"spill_load_bytes", integer()}, {"static_smem_bytes", integer()},
+                   {"dynamic_smem_bytes", or_null(integer())}, {"barriers", integer()},
+                   {"occupancy", or_null(occupancy)}});
+  json row = obj({{"workload", str()}, {"candidate", or_null(side)}, {"incumbent", or_null(side)},
+                  {"losses", arr(str())}});
+  json out = obj({{"rows", arr(row)}, {"losses", arr(str())}});
+  out["description"] = "per timed bench workload and kernel, each side under the config it times it with; losses: "
+                       "occupancy down (its limiter named), spills up";
+  return out;
+}
+
 json verdict_summary_schema() {
   json incumbent = incumbent_ref_schema();
   json decision = decision_schema();
@@ -56,11 +72,12 @@ json verdict_summary_schema() {
   return obj({{"geomean_vs_incumbent", or_null(number())}, {"geomean_vs_baseline", or_null(number())},
               {"beats_incumbent", or_null(boolean())}, {"incumbent", or_null(incumbent)},
               {"decision", or_null(decision)}, {"machine", or_null(machine)},
+              {"resources", or_null(ref("ResourceDiff"))},
               {"wall_ms", number()}, {"stage_ms", map_of(number())}, {"compile_cache", or_null(str())},
               {"samples_sha256", or_null(str())}, {"blocks_sha256", or_null(str())},
               {"method", {{"type", {"string", "null"}},
                           {"description", "the measurement method's salt its times were measured with"}}}},
-             {"samples_sha256", "blocks_sha256", "method"});
+             {"samples_sha256", "blocks_sha256", "method", "resources"});  // resources: absent before issue 34
 }
 
 json verdict_schema() {
@@ -136,9 +153,10 @@ json candidate_schema() {
                          {"beats_incumbent", or_null(boolean())},
                          {"ms", or_null(number())},
                          {"failure", or_null(obj({{"status", str()}, {"reason", str()}}))},
-                         {"workloads", arr({{"type", "object"}})}},
+                         {"workloads", arr({{"type", "object"}})},
+                         {"resources", or_null(ref("ResourceDiff"))}},
                         {"promotable", "reason", "note", "incumbent", "decision", "geomean_vs_incumbent",
-                         "beats_incumbent", "ms", "failure", "workloads"});
+                         "beats_incumbent", "ms", "failure", "workloads", "resources"});
   comparison["description"] = "the comparison with the incumbent, which follows the verdict: none (none applies), "
                               "pending (running), done";
   return obj({{"id", {{"type", "string"}, {"pattern", "^c-[0-9a-f]{16}$"}}},
@@ -223,6 +241,7 @@ nlohmann::json candidate_schemas() {
           {"VerdictSummary", verdict_summary_schema()},
           {"TimeStats", time_stats_schema()},
           {"Comparison", comparison_schema()},
+          {"ResourceDiff", resource_diff_schema()},
           {"Candidate", candidate_schema()},
           {"AttemptNode", attempt_node_schema()},
           {"Lineage", attempt_forest_schema({{"id", {{"type", "string"}, {"description", "the candidate asked about"}}}})},

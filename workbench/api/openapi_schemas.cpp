@@ -114,19 +114,28 @@ json spec_schema() {
   // A spec's GPU reference (docs/specs.md "GPU references"): the plan lines per variant.
   json gpu_reference = obj({{"file", str()}, {"launch", map_of(arr(str()))}, {"workloads", arr(str())}, {"note", str()}},
                            {"workloads", "note"});
-  json tensor = obj({{"name", str()}, {"role", str_enum({"in", "out", "inout"})}, {"shape", arr(str())}, {"finite", boolean()}},
-                    {"finite"});
+  // The model-op fields (docs/specs.md "Fields for model ops"): optional tensors, set outputs,
+  // scalars and the workloads' scalar values.
+  json tensor = obj({{"name", str()},
+                     {"role", str_enum({"in", "out", "inout"})},
+                     {"shape", arr(str())},
+                     {"finite", boolean()},
+                     {"optional", boolean()},
+                     {"set", obj({{"of", str()}, {"values", str()}}, {"values"})}},
+                    {"finite", "optional", "set"});
   json variant = obj({{"name", str()},
                       {"entry", str()},
                       {"dtypes", map_of(str())},
                       {"tolerance", map_of({{"type", "object"}})},
                       {"roofline", obj({{"bytes", str()}, {"flops", str()}})}});
-  json workload = obj({{"name", str()}, {"params", map_of(integer())}, {"label", str()}, {"backends", arr(str())}},
-                      {"label", "backends"});
+  json workload = obj({{"name", str()}, {"params", map_of(integer())}, {"scalars", map_of(number())}, {"label", str()},
+                       {"backends", arr(str())}},
+                      {"scalars", "label", "backends"});
   json s = obj({{"op", str()},
                 {"version", integer()},
                 {"summary", str()},
                 {"params", arr(str())},
+                {"scalars", arr(obj({{"name", str()}, {"value", number()}}, {"value"}))},
                 {"tensors", arr(tensor)},
                 {"variants", arr(variant)},
                 {"distributions", arr(obj({{"name", str()}, {"note", str()}, {"tensors", map_of({{"type", "object"}})}}))},
@@ -139,7 +148,7 @@ json spec_schema() {
                                               "implements and a template to start from (docs/specs.md \"Templates\")"},
                               {"type", "object"},
                               {"additionalProperties", map_of(ref("BackendContract"))}}}},
-               {"baselines", "shapes", "gpu_reference"});
+               {"scalars", "baselines", "shapes", "gpu_reference"});
   return s;
 }
 
@@ -250,7 +259,8 @@ json openapi_schemas() {
                     {"incumbent", or_null({{"type", "object"}})}, {"compared_with", or_null({{"type", "object"}})},
                     {"beats_incumbent", or_null(boolean())}, {"geomean_vs_incumbent", or_null(number())},
                     {"decision", or_null(str())}, {"machine", or_null({{"type", "object"}})},
-                    {"workloads", arr(diff_row)}, {"diff", {{"type", "string"}, {"description", "unified diff"}}}})},
+                    {"workloads", arr(diff_row)}, {"diff", {{"type", "string"}, {"description", "unified diff"}}},
+                    {"resources", or_null(ref("ResourceDiff"))}})},
       {"WorkloadEvidence", workload_evidence_schema()},
       {"Leaderboard",
        obj({{"op", str()},
@@ -285,6 +295,7 @@ json openapi_schemas() {
       {"TokenRevoked", obj({{"id", integer()}, {"name", str()}, {"role", str()}, {"revoked", boolean()}, {"detail", str()}})},
   };
   out.update(candidate_schemas());  // Candidate, Verdict and its parts, Lineage, Attempts
+  out.update(library_report_schemas());
   return out;
 }
 

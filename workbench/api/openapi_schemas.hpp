@@ -9,4 +9,6 @@ nlohmann::json openapi_schemas();
 // The candidate's part of them (api/openapi_candidate_schemas.cpp): Candidate, Verdict and its
 // parts, the attempts (Lineage, Attempts).
 nlohmann::json candidate_schemas();
+// LibraryReport (api/openapi_report_schemas.cpp).
+nlohmann::json library_report_schemas();
 }

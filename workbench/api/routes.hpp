@@ -11,6 +11,8 @@ void add_candidate_routes(Router& svr, ApiContext& ctx);   // submit, get, list,
 void add_artifact_routes(Router& svr, ApiContext& ctx);    // GET .../artifacts/{ptx,cubin,sass}
 void add_event_routes(Router& svr, ApiContext& ctx);       // SSE and long-poll
 void add_library_routes(Router& svr, ApiContext& ctx);     // promote, reject, diff, leaderboard, library
+// GET /v1/library/report; before /v1/library/{op}, which would take "report" for an op.
+void add_library_report_route(Router& svr, ApiContext& ctx);
 void add_retime_routes(Router& svr, ApiContext& ctx);      // POST /v1/library/{op}/retime
 void add_lineage_routes(Router& svr, ApiContext& ctx);     // GET /v1/candidates/{id}/lineage, /v1/attempts
 class HttpDispatcher;

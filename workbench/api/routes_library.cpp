@@ -129,6 +129,7 @@ void add_library_routes(Router& svr, ApiContext& ctx) {
           [&ctx](const httplib::Request& q, httplib::Response& s) { leaderboard(q, s, ctx); });
   svr.Get("/v1/review", [&ctx](const httplib::Request& q, httplib::Response& s) { review_queue(q, s, ctx); });
   svr.Get("/v1/library", [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
+  add_library_report_route(svr, ctx);  // before {op}
   svr.Get("/v1/library/{op}",
           [&ctx](const httplib::Request& q, httplib::Response& s) { library_view(q, s, ctx); });
 }

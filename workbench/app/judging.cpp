@@ -79,10 +79,12 @@ std::shared_ptr<eval::BenchTimer> Judging::bench_timer(const store::CandidateRec
   }
   auto subject = warm->timing_subject("the incumbent");
   if (!subject) return nullptr;
+  std::vector<core::ConfigFacts> facts = warm->verdict().compiler_facts;  // for the resource diff
   const std::string device = evaluation.device_key();
   auto timer = std::make_shared<PooledPairedBenchmark>(m_pool, std::move(key), std::move(warm), std::move(subject),
                                                        m_referee->paired_config(device), m_referee->paired_rules(device));
   timer->set_incumbent_source(inc->ref.source_sha256);
+  timer->set_incumbent_facts(std::move(facts));
   std::lock_guard lock(m_mutex);
   for (auto it = m_paired.begin(); it != m_paired.end();)  // candidates that ended before their comparison
     it = it->second.expired() ? (m_prepared_ms.erase(it->first), m_paired.erase(it)) : std::next(it);

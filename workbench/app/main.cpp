@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/library_report_command.hpp"
 #include "util/similar.hpp"
 
 namespace {
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   app::add_status_command(app, code);
   app::add_list_command(app, code);
   app::add_review_commands(app, code);
+  app::add_library_report_command(*app.get_subcommand("library"), settings, code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "app/sample_plot.hpp"
 #include "client/api_client.hpp"
+#include "core/resource_diff.hpp"
 
 namespace kwb::app {
 
@@ -125,6 +126,10 @@ int run_diff(const ReviewArgs& a) {
                 pm.c_str(), ns("incumbent_ns").c_str(), ratio(w, "vs_incumbent").c_str(), interval.c_str(), label.c_str(),
                 blocks.c_str(), samples.c_str());
   }
+  // The resources beside the incumbent's, per workload and kernel, with the losses (docs/verdict.md "Resources").
+  if (out.contains("resources") && out["resources"].is_object())
+    if (auto table = core::resource_table(core::resource_diff_from_json(out["resources"])); !table.empty())
+      std::printf("\n%s", table.c_str());
   print_distributions(a);
   std::printf("\n%s", str(out, "diff").c_str());
   return 0;
@@ -244,7 +249,9 @@ void add_review_commands(CLI::App& app, int& code) {
   review->callback([r, &code] { code = run_review(*r); });
   auto* lib = client_command(app, "library", "The library's incumbents (and one op's history)", a);
   lib->add_option("op", a->op, "Op (default: every op, no history)");
-  lib->callback([a, &code] { code = run_library(*a); });
+  lib->callback([a, lib, &code] {
+    if (lib->get_subcommands().empty()) code = run_library(*a);  // not `kwb library report`
+  });
 }
 
 }  // namespace kwb::app

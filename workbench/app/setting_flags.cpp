@@ -54,6 +54,7 @@ const std::map<std::string, SettingNames>& declared_settings_by_command() {
       {"tuning import", k_reads_workspace},
       {"export", settings_union(k_reads_catalog, k_reads_library)},
       {"retime", settings_union(k_reads_catalog, k_reads_library, k_reads_evaluation)},
+      {"library report", settings_union(k_reads_catalog, k_reads_library, k_reads_evaluation)},
       // The embedded daemon is `kwb serve --workspace W`: it reads its other settings from KWB_*.
       {"mcp", k_reads_workspace},
   };

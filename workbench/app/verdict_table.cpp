@@ -70,6 +70,15 @@ std::string facts_text(const core::ConfigFacts& c, const core::KernelFacts& k) {
   return s;
 }
 
+// The lines of a text, without their line ends.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) out.push_back(text.substr(at, end - at));
+  if (at < text.size()) out.push_back(text.substr(at));
+  return out;
+}
+
 }  // namespace
 
 std::string render_verdict(const core::Verdict& v) {
@@ -117,6 +126,8 @@ std::string render_verdict(const core::Verdict& v) {
                        v.summary.geomean_vs_incumbent ? fmt::format("{:.3f}x", *v.summary.geomean_vs_incumbent) : "-",
                        v.summary.decision ? v.summary.decision->reason
                                           : (v.summary.beats_incumbent.value_or(false) ? "beats it" : "not compared"));
+  if (v.summary.resources)  // beside the incumbent's (docs/verdict.md "Resources")
+    for (const auto& line : lines_of(core::resource_table(*v.summary.resources))) out += "  " + line + "\n";
   if (v.summary.machine)
     out += fmt::format("  machine: {}{}\n", v.summary.machine->detail, v.summary.machine->busy ? " (busy)" : "");
   out += fmt::format("  toolchain: {}\n  wall: {:.0f} ms", v.toolchain, v.summary.wall_ms);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/feedback.hpp"
+#include "core/resource_diff.hpp"
 
 namespace kwb::core {
 
@@ -149,6 +150,9 @@ struct Summary {
   std::optional<IncumbentRef> incumbent;  // null: not compared (no library, or not accepted)
   std::optional<Decision> decision;       // null: no interleaved comparison ran
   std::optional<MachineState> machine;    // the machine during timing
+  // The candidate's resources beside the incumbent's (core/resource_diff.hpp), from both sides'
+  // compiler facts when compared; null: not compared, or a side without facts (cpu).
+  std::optional<ResourceDiff> resources;
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;
   std::string compile_cache;  // "hit" | "miss" | "off"  // analyze, compile, validate, benchmark

@@ -30,6 +30,7 @@ ComparisonPart merge_comparison(const Verdict& stored, const Verdict& judged) {
         }
   }
   if (judged.summary.machine) m.summary.machine = judged.summary.machine;
+  m.summary.resources = judged.summary.resources;
   m.summary.blocks_sha256 = judged.summary.blocks_sha256;
   if (auto it = judged.summary.stage_ms.find("decide"); it != judged.summary.stage_ms.end()) {
     m.summary.stage_ms["decide"] = it->second;
@@ -44,7 +45,7 @@ ComparisonPart merge_comparison(const Verdict& stored, const Verdict& judged) {
   c["promotable"] = m.summary.beats_incumbent.value_or(false);
   c["reason"] = m.summary.decision ? nlohmann::json(m.summary.decision->reason) : nlohmann::json(note);
   c["note"] = note;
-  for (const char* k : {"incumbent", "decision", "geomean_vs_incumbent", "beats_incumbent"})
+  for (const char* k : {"incumbent", "decision", "geomean_vs_incumbent", "beats_incumbent", "resources"})
     c[k] = s.contains(k) ? s[k] : nlohmann::json(nullptr);
   c["ms"] = m.summary.stage_ms.contains("decide") ? nlohmann::json(m.summary.stage_ms.at("decide")) : nlohmann::json(nullptr);
   c["failure"] = failure;

@@ -14,7 +14,7 @@ struct ComparisonPart {
 };
 
 // `stored`: the verdict as written; `judged`: a copy of it after the comparison. Carried over:
-// summary.incumbent, decision, geomean_vs_incumbent, beats_incumbent, machine, stage_ms.decide
+// summary.incumbent, decision, geomean_vs_incumbent, beats_incumbent, machine, resources, stage_ms.decide
 // (wall_ms grows by it), each bench workload's vs_incumbent and comparison, and what the judge
 // appended to the reason. Never the status or the measurements: a candidate that failed during
 // the comparison keeps its verdict, and its decision is "not promotable" naming the failure.

@@ -130,6 +130,7 @@ nlohmann::json to_json(const Verdict& v) {
                                                    {"others_seen", v.summary.machine->others_seen},
                                                    {"samples", v.summary.machine->samples}}
                                   : nlohmann::json(nullptr)},
+                  {"resources", v.summary.resources ? to_json(*v.summary.resources) : nlohmann::json(nullptr)},
                   {"wall_ms", v.summary.wall_ms}, {"stage_ms", v.summary.stage_ms},
                   {"compile_cache", v.summary.compile_cache.empty() ? nlohmann::json(nullptr)
                                                                     : nlohmann::json(v.summary.compile_cache)},

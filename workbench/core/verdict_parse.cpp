@@ -168,6 +168,7 @@ util::Result<Verdict> verdict_from_json(const J& j) {
                                        str(m, "detail"), int(num(m, "others_max")), int(num(m, "others_seen")),
                                        int(num(m, "samples"))};
     }
+    if (s.contains("resources") && s["resources"].is_object()) v.summary.resources = resource_diff_from_json(s["resources"]);
     v.summary.wall_ms = num(s, "wall_ms");
     if (s.contains("stage_ms") && s["stage_ms"].is_object())
       for (const auto& [k, ms] : s["stage_ms"].items())

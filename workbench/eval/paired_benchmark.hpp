@@ -15,7 +15,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/feedback.hpp"
 #include "eval/bench_timer.hpp"
 #include "eval/paired_timing.hpp"
 
@@ -37,6 +39,10 @@ class PairedBenchmark : public BenchTimer {
   // moved on since).
   void set_incumbent_source(std::string sha256) { m_incumbent_source = std::move(sha256); }
   const std::string& incumbent_source() const { return m_incumbent_source; }
+  // The warm incumbent's compiler facts (its verdict's compiler_facts), for the resource diff
+  // (core/resource_diff.hpp); empty where it has none.
+  void set_incumbent_facts(std::vector<core::ConfigFacts> facts) { m_incumbent_facts = std::move(facts); }
+  const std::vector<core::ConfigFacts>& incumbent_facts() const { return m_incumbent_facts; }
   const PairedConfig& config() const { return m_cfg; }
   const PairedRules& rules() const { return m_rules; }
 
@@ -47,6 +53,7 @@ class PairedBenchmark : public BenchTimer {
  private:
   std::unique_ptr<TimingSubject> m_incumbent;
   std::string m_incumbent_source;
+  std::vector<core::ConfigFacts> m_incumbent_facts;
   PairedConfig m_cfg;
   PairedRules m_rules;
   std::map<std::string, PairedSeries> m_series;

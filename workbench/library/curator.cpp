@@ -254,6 +254,7 @@ Outcome Curator::diff(const std::string& id) {
              {"machine", s.machine ? nlohmann::json{{"busy", s.machine->busy}, {"detail", s.machine->detail}}
                                    : nlohmann::json()},
              {"workloads", rows},
+             {"resources", s.resources ? core::to_json(*s.resources) : nlohmann::json()},
              {"diff", unified_diff(old_path, old_text, new_path, l.cand.source)}});
   return ok(body);
 }

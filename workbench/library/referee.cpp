@@ -13,6 +13,7 @@
 #include "eval/machine_state.hpp"
 #include "eval/paired_timing.hpp"
 #include "library/device_class.hpp"
+#include "library/resources_beside.hpp"
 #include "library/snapshot.hpp"
 #include "util/random.hpp"
 #include "util/hash.hpp"
@@ -237,6 +238,11 @@ void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evalu
     spdlog::warn("candidate {}: the incumbent {}'s tuning records were not stored: {}", cand.id, entry->kernel,
                  r.error().what());
 
+  std::map<std::string, std::map<std::string, int64_t>> recorded;  // the configs it is timed with where it timed none
+  if (records)
+    for (const auto& [name, r] : *records) recorded[name] = r.params;
+  v.summary.resources = resources_beside(v, iv.compiler_facts, timed_configs(iv), recorded);
+
   auto cand_side = candidate->timing_subject("the candidate");
   auto inc_side = incumbent.timing_subject("the incumbent");
   if (!cand_side || !inc_side) return note("not compared with " + entry->kernel + ": a runner could not be kept open");
@@ -280,6 +286,8 @@ void Referee::conclude(core::Verdict& v, const std::vector<WorkloadComparison>& 
   if (v.summary.machine) machine = eval::combined(*v.summary.machine, machine);  // the benchmark stage's and the comparison's
   v.summary.machine = machine;
   auto d = decide(comparisons, policy);
+  if (v.summary.resources)  // plain sentences; never a change of promotability
+    if (auto lost = resource_loss_note(*v.summary.resources); !lost.empty()) d.reason += "; " + lost;
   double log_sum = 0;
   for (const auto& c : comparisons) log_sum += std::log(c.comparison.ratio);
   v.summary.geomean_vs_incumbent = comparisons.empty() ? 1.0 : std::exp(log_sum / double(comparisons.size()));

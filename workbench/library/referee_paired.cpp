@@ -10,6 +10,7 @@
 #include "eval/stats.hpp"
 #include "library/device_class.hpp"
 #include "library/referee.hpp"
+#include "library/resources_beside.hpp"
 #include "library/snapshot.hpp"
 #include "store/tuning_repository.hpp"
 #include "util/clock.hpp"
@@ -87,6 +88,9 @@ void Referee::compare_paired(const core::Candidate& cand, core::Verdict& v, eval
   if (!spec) return note("not compared with " + kernel + ": no open evaluation of the candidate to time");
   const Policy policy = policy_for(m_policy, candidate.device_key());
   const eval::PairedConfig& cfg = bench.config();
+  std::map<std::string, std::map<std::string, int64_t>> recorded;  // the configs the warm incumbent is timed with
+  for (const auto& c : incumbent.entry.configs) recorded[c.workload] = c.tune;
+  v.summary.resources = resources_beside(v, bench.incumbent_facts(), {}, recorded);
   std::unique_ptr<eval::TimingSubject> cand_side;
   eval::MachineWatch watch;
   std::vector<WorkloadComparison> comparisons;

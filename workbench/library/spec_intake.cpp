@@ -80,6 +80,8 @@ util::Result<void> validate_new_spec(const core::Spec& spec, const FolderFiles& 
                                      const SpecCheck& deep) {
   if (spec.op == "specs")
     return util::fail("spec.json: op", "'specs' is reserved (the library keeps specs in its folder specs/)");
+  if (spec.op == "report")
+    return util::fail("spec.json: op", "'report' is reserved (GET /v1/library/report is the library's scorecard)");
   for (const auto& [name, content] : files) {
     bool known = name == "spec.json" || name == "README.md" || spec::is_reference_source(name) ||
                  spec::is_template_file(name);

@@ -1,6 +1,6 @@
-// list_ops, get_spec, get_incumbent, list_candidates, leaderboard, diff_vs_incumbent: reads
-// of the REST API (GET /v1/specs, /v1/library/{op}, /v1/candidates, /v1/leaderboard/{op},
-// /v1/candidates/{id}/diff), with the caller's token.
+// list_ops, get_spec, get_incumbent, list_candidates, leaderboard, diff_vs_incumbent,
+// library_report: reads of the REST API (GET /v1/specs, /v1/library/{op}, /v1/candidates,
+// /v1/leaderboard/{op}, /v1/candidates/{id}/diff, /v1/library/report), with the caller's token.
 #include "mcp/tool.hpp"
 
 namespace kwb::mcp {
@@ -122,7 +122,30 @@ ToolResult diff_vs_incumbent(ToolCall& call) {
             json_text(w.value("incumbent_ns", json())) + " ns";
     if (w.value("comparison", json()).is_object()) text += ", " + s(w["comparison"], "label") + " " + json_text(w["comparison"].value("ratio", json()));
   }
+  // Resources beside the incumbent's (docs/verdict.md "Resources"): the losses, where any.
+  if (const json res = b.value("resources", json()); res.is_object()) {
+    const json losses = res.value("losses", json::array());
+    if (losses.empty() && !res.value("rows", json::array()).empty()) text += "\nresources: no loss against the incumbent";
+    for (const auto& l : losses)
+      if (l.is_string()) text += "\nresources lost: " + l.get<std::string>();
+  }
   if (b.contains("diff") && b["diff"].is_string()) text += "\n\n" + b["diff"].get<std::string>();
+  return {text, b};
+}
+
+// The scorecard: where the figures come from, then each op family and the rows below the bar.
+ToolResult library_report(ToolCall& call) {
+  auto r = call.rest.get("/v1/library/report");
+  if (!r.ok()) return rest_error(r, "library_report");
+  const auto& b = r.body;
+  std::string text = "library scorecard (" + s(b.value("source", json::object()), "kind") + "): " +
+                     s(b.value("source", json::object()), "detail");
+  for (const auto& f : b.value("families", json::array()))
+    text += "\n" + s(f, "op") + ": " + json_text(f.value("at_bar", json())) + "/" + json_text(f.value("compared", json())) +
+            " rows at the bar, geomean vs the fastest " + json_text(f.value("geomean_vs_fastest", json()));
+  for (const auto& w : b.value("below_bar", json::array()))
+    text += "\nbelow the bar: " + s(w, "op") + "/" + s(w, "variant") + "/" + s(w, "backend") + " " + s(w, "workload") + " " +
+            json_text(w.value("vs_fastest", json())) + "x of " + s(w, "fastest");
   return {text, b};
 }
 
@@ -181,6 +204,17 @@ void add_read_tools(std::vector<Tool>& out) {
                  json::parse(R"({"type": "object", "required": ["id", "op"], "properties": {"id": {"type": "string"},
                    "op": {"type": "string"}, "diff": {"type": "string"}, "workloads": {"type": "array"}}})"),
                  k_read_only, diff_vs_incumbent});
+  out.push_back({"library_report", "The library's scorecard",
+                 "The library's scorecard as last measured on the daemon's machine (kwb library report --measure): per op, variant, "
+                 "device class and bench workload the incumbent's time, its ratio to the fastest other implementation (vendor "
+                 "baselines such as cuBLAS or CUB, and the library's other kernels; > 1 is faster), its % of the calibrated and "
+                 "data-sheet roofs; per op the share of rows at 0.99x the fastest and the geomean; the rows below that bar. Where "
+                 "the incumbent is far from its roof or below the bar there is room for a better kernel.",
+                 object_schema(json::object()),
+                 json::parse(R"({"type": "object", "required": ["schema", "source", "rows", "families", "below_bar"],
+                   "properties": {"schema": {"type": "string"}, "source": {"type": "object"}, "rows": {"type": "array"},
+                   "families": {"type": "array"}, "below_bar": {"type": "array"}}})"),
+                 k_read_only, library_report});
 }
 
 }  // namespace kwb::mcp

@@ -18,15 +18,15 @@ std::map<std::string, std::string> param_names(const core::Spec& spec) {
 util::Result<std::string> tensor_checks(const Target& t) {
   std::string out;
   const auto names = param_names(*t.spec);
-  for (const auto& tensor : t.spec->tensors) {
+  for (const auto* tensor : t.spec->tensors_of(*t.variant)) {
     std::string dims;
-    for (const auto& d : tensor.shape) {
+    for (const auto& d : tensor->shape) {
       auto e = cxx_expr(d, names);
-      if (!e) return util::fail(t.spec->file.string() + ": tensor '" + tensor.name + "' shape", e.error().what());
+      if (!e) return util::fail(t.spec->file.string() + ": tensor '" + tensor->name + "' shape", e.error().what());
       dims += fmt::format("{}{{{}, {}}}", dims.empty() ? "" : ", ", cxx_string(d), *e);
     }
     out += fmt::format("  if (int kwb_rc = rt::check_tensor(\"{}\", \"{}\", {}, {{{}}})) return kwb_rc;\n", t.function,
-                       tensor.name, cxx_name(tensor.name), dims);
+                       tensor->name, cxx_name(tensor->name), dims);
   }
   return out;
 }
@@ -135,7 +135,8 @@ util::Result<std::string> render_dispatcher(const Target& t) {
   out += fmt::format("namespace kwb {{\n\nint {}({}, void* stream) {{\n", t.function, signature(t));
   out += *checks;
   std::string located;
-  for (const auto& tensor : t.spec->tensors) located += fmt::format("{}{{\"{}\", {}}}", located.empty() ? "" : ", ", tensor.name, cxx_name(tensor.name));
+  for (const auto* tensor : t.spec->tensors_of(*t.variant))
+    located += fmt::format("{}{{\"{}\", {}}}", located.empty() ? "" : ", ", tensor->name, cxx_name(tensor->name));
   out += "#ifdef KWB_WITH_CUDA\n  bool kwb_on_device = false;\n";
   out += fmt::format("  if (int kwb_rc = rt::locate(\"{}\", {{{}}}, kwb_on_device)) return kwb_rc;\n", t.function, located);
   if (t.cuda)

@@ -1,5 +1,6 @@
-// example/check.hpp: what the generated checks share — deterministic inputs, staging through
-// device memory for the CUDA path, the comparison rule of docs/specs.md and the report lines.
+// example/check.hpp: what the generated checks share — deterministic inputs (their generators:
+// gen_example_draw.cpp), staging through device memory for the CUDA path, the comparison rule of
+// docs/specs.md (sets: gen_example_draw.cpp) and the report lines.
 #include "package/model.hpp"
 
 namespace kwb::package {
@@ -12,6 +13,8 @@ std::string render_example_check_hpp() {
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <algorithm>
+#include <unordered_set>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,30 +45,7 @@ struct Rng {
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
 
-// One generator of a spec distribution: uniform [a, b), normal (mean a, stddev b),
-// int_uniform [a, b] or constant a.
-struct Gen {
-  enum Kind { uniform, normal, int_uniform, constant } kind;
-  double a, b;
-  double draw(Rng& r) const {
-    switch (kind) {
-      case uniform: return a + (b - a) * r.uniform();
-      case normal: {
-        const double u1 = 1.0 - r.uniform(), u2 = r.uniform();
-        return a + b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-      }
-      case int_uniform: return std::fmin(b, a + std::floor(r.uniform() * (b - a + 1)));
-      case constant: return a;
-    }
-    return 0;
-  }
-};
-
-template <class T>
-void fill(std::vector<T>& v, DType t, const Gen& g, Rng& r) {
-  for (size_t i = 0; i < v.size(); ++i) kwb::core::store_from_double(v.data(), t, i, g.draw(r));
-}
-
+)kwb" + example_draw_text() + R"kwb(
 // Outputs start as 0xFF bytes (NaN for floats), so an element the kernel never writes shows.
 template <class T>
 void poison(std::vector<T>& v) { std::memset(static_cast<void*>(v.data()), 0xff, v.size() * sizeof(T)); }
@@ -74,6 +54,15 @@ struct Tol {
   bool exact;
   double atol, rtol;
 };
+
+// The comparison rule of one element (docs/specs.md in the workbench): a NaN expected needs a NaN,
+// an infinity the same infinity; exact, or |got - want| <= atol + rtol * |want|.
+inline bool within(double g, double w, Tol tol) {
+  if (std::isnan(w)) return std::isnan(g);
+  if (std::isinf(w)) return g == w;
+  if (tol.exact) return g == w;
+  return std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w);
+}
 
 // Host buffers as the exported function takes them: as they are (cpu), or copied to device
 // memory (cuda), outputs copied back by finish().
@@ -148,11 +137,7 @@ class Report {
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       const double g = kwb::core::load_as_double(got.data(), t, i), w = want[i];
-      bool match;
-      if (std::isnan(w)) match = std::isnan(g);
-      else if (std::isinf(w)) match = g == w;
-      else if (tol.exact) match = g == w;
-      else match = std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w);
+      const bool match = within(g, w, tol);
       if (match && std::isfinite(w)) m_max_err = std::fmax(m_max_err, std::fabs(g - w));
       if (!match && bad++ == 0) first = i;
     }
@@ -169,6 +154,10 @@ class Report {
     m_workloads.insert(workload);
     failed(workload, "workload " + std::string(workload) + ": status " + std::to_string(status) + ": " + message);
   }
+  // For the set comparison (compare_set below): a workload checked, an error seen, a mismatch.
+  void checked(const char* workload) { m_workloads.insert(workload); }
+  void error_seen(double abs_err) { m_max_err = std::fmax(m_max_err, abs_err); }
+  void mismatch(const char* workload, const std::string& line) { failed(workload, line); }
   bool finish() const {
     if (m_failed.empty()) {
       std::printf("PASS %s %s: %zu workloads, max abs err %.3g\n", m_function.c_str(), name_of(m_backend),
@@ -207,6 +196,7 @@ inline void skip(const char* function, Backend b, const std::string& why) {
   std::printf("SKIP %s %s: %s\n", function, name_of(b), why.c_str());
 }
 
+)kwb" + example_set_text() + R"kwb(
 #ifdef KWB_WITH_CUDA
 // "" when a CUDA device is usable, else why not.
 inline std::string cuda_unavailable() {

@@ -91,6 +91,9 @@ std::string render_runtime_hpp();
 std::string render_runtime_cpp();
 util::Result<std::string> render_example(const Package& package);
 std::string render_example_check_hpp();
+// Pieces of example/check.hpp (gen_example_draw.cpp): the input generators, the set comparison.
+std::string example_draw_text();
+std::string example_set_text();
 std::string render_cmake(const Package& package);
 std::string render_config_in();
 std::string render_readme(const Package& package);

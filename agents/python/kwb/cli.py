@@ -128,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int)
     p = sub.add_parser("library", help="GET /v1/library[/OP]")
     p.add_argument("op", nargs="?")
+    sub.add_parser("library-report", help="GET /v1/library/report: the library's scorecard as last measured")
     p = sub.add_parser("retime", help="POST /v1/library/OP/retime (reviewer)")
     p.add_argument("op")
     p.add_argument("--backend")
@@ -175,7 +176,7 @@ def _run(wb: Client, a: argparse.Namespace) -> int:
         "lineage": lambda: wb.lineage(a.id, a.limit), "attempts": lambda: wb.attempts(a.op, a.limit),
         "cancel": lambda: wb.cancel(a.id), "profile": lambda: wb.profile(a.id), "promote": lambda: wb.promote(a.id),
         "reject": lambda: wb.reject(a.id, a.reason), "leaderboard": lambda: wb.leaderboard(a.op, a.limit),
-        "library": lambda: wb.library(a.op), "retime": lambda: wb.retime(a.op, a.backend),
+        "library": lambda: wb.library(a.op), "library-report": wb.library_report, "retime": lambda: wb.retime(a.op, a.backend),
     }
     if a.command in simple:
         _print(simple[a.command]())

@@ -20,10 +20,11 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from . import sse
 from .errors import CandidateCancelled, TransportError, WaitTimeout
+from .review_calls import ReviewCalls, path_id as _path_id
 from .transport import Transport
 from .types import (AnalysisRules, Attempts, CancelResult, ProfileQueued, Candidate, CandidateComparison, CandidatePage,
-                    CreatedToken, Device, DeviceClass, Diff, Event, EventsPage, Gpu, Health, Leaderboard, Library, Lineage,
-                    Promotion, Rejection, Retime, ReviewQueue, RevokedToken, Spec, SpecAdded, Submission, TokenInfo, Verdict)
+                    CreatedToken, Device, DeviceClass, Event, EventsPage, Gpu, Health, Lineage, RevokedToken, Spec,
+                    SpecAdded, Submission, TokenInfo, Verdict)
 
 DEFAULT_SERVER = "http://127.0.0.1:8470"
 TERMINAL_STATES = ("done", "cancelled")
@@ -48,14 +49,8 @@ def ends_stream(event: Event) -> bool:
 _MAX_WAIT_S = 60  # the API's bound on ?wait=
 
 
-def _path_id(candidate_id: str) -> str:
-    if not isinstance(candidate_id, str) or not candidate_id.startswith("c-") or "/" in candidate_id:
-        raise ValueError(f"candidate id: expected one like c-0123456789abcdef, got {candidate_id!r}")
-    return candidate_id
-
-
-class Client:
-    """A client of one daemon.
+class Client(ReviewCalls):
+    """A client of one daemon (the review and library calls: :class:`kwb.review_calls.ReviewCalls`).
 
     server: base URL (default ``$KWB_SERVER``, else ``http://127.0.0.1:8470``).
     token: bearer token (default ``$KWB_TOKEN``; none for a ``--no-auth`` daemon).
@@ -83,12 +78,6 @@ class Client:
         t = self._http
         return Client(self.server, token, timeout=t.timeout, retries=t.retries, backoff=t.backoff,
                       max_retry_wait=t.max_retry_wait, stream_timeout=self.stream_timeout, sleep=self._sleep)
-
-    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Any:
-        return self._http.request("GET", path, query=query, timeout=timeout).json()
-
-    def _post(self, path: str, body: Any = None, *, safe: bool = False) -> Any:
-        return self._http.request("POST", path, body=body, safe=safe).json()
 
     # --- the daemon ------------------------------------------------------------------------
 
@@ -315,73 +304,6 @@ class Client:
                 if not decision and event["kind"] == "verdict":
                     break
         return self.verdict(sub["id"], timeout, decision=decision)
-
-    # --- review and the library -------------------------------------------------------------
-
-    def source(self, candidate_id: str) -> str:
-        """``GET /v1/candidates/{id}/source``: the source as submitted."""
-        return self._http.request("GET", f"/v1/candidates/{_path_id(candidate_id)}/source").text()
-
-    def diff(self, candidate_id: str) -> Diff:
-        """``GET /v1/candidates/{id}/diff``: unified diff against the incumbent + per-workload table."""
-        return cast(Diff, self._get(f"/v1/candidates/{_path_id(candidate_id)}/diff"))
-
-    def diff_text(self, candidate_id: str) -> str:
-        """The diff alone (``?format=text``)."""
-        return self._http.request("GET", f"/v1/candidates/{_path_id(candidate_id)}/diff",
-                                  query={"format": "text"}).text()
-
-    def promote(self, candidate_id: str) -> Promotion:
-        """``POST /v1/candidates/{id}/promote`` (reviewer): one library commit. 409
-        (:class:`ConflictError`) says why not: not accepted, not beating the incumbent, a bench
-        subset, decided already, the incumbent changed since it was measured."""
-        return cast(Promotion, self._post(f"/v1/candidates/{_path_id(candidate_id)}/promote"))
-
-    def reject(self, candidate_id: str, reason: str) -> Rejection:
-        """``POST /v1/candidates/{id}/reject`` (reviewer)."""
-        return cast(Rejection, self._post(f"/v1/candidates/{_path_id(candidate_id)}/reject", {"reason": reason}))
-
-    def leaderboard(self, op: str, limit: Optional[int] = None, *, offset: Optional[int] = None,
-                    sort: Optional[str] = None, decision: Optional[str] = None,
-                    backend: Optional[str] = None) -> Leaderboard:
-        """``GET /v1/leaderboard/{op}``: one page of the accepted candidates, best against the
-        incumbent first (``sort="newest"``: latest first); ``decision`` ``pending`` | ``promoted`` |
-        ``rejected``; ``total`` counts them all, ``next`` is the next page's path."""
-        return cast(Leaderboard, self._get(f"/v1/leaderboard/{op}", {"limit": limit, "offset": offset, "sort": sort,
-                                                                    "decision": decision, "backend": backend}))
-
-    def review(self, op: Optional[str] = None, limit: Optional[int] = None) -> ReviewQueue:
-        """``GET /v1/review`` (reviewer): the winners waiting for a decision, across ops (or one)."""
-        return cast(ReviewQueue, self._get("/v1/review", {"op": op, "limit": limit}))
-
-    def library(self, op: Optional[str] = None) -> Library:
-        """``GET /v1/library`` (dispatch entries at the head commit) or ``/v1/library/{op}`` (+ history)."""
-        return cast(Library, self._get("/v1/library" + (f"/{op}" if op else "")))
-
-    def incumbent(self, op: str, *, backend: str = "cpu", variant: Optional[str] = None,
-                  device_class: Optional[str] = None) -> Optional[Dict[str, Any]]:
-        """The dispatch entry of ``op``/``backend`` (and ``variant``) that a candidate is compared
-        with. The daemon takes the entry of the measuring device's class (``cpu-x86_64-v3``,
-        ``cuda-sm_90``) first, then (for an x86-64 class) a legacy ``cpu-x86_64`` entry, then
-        ``any`` (docs/library.md "Device classes"): pass ``device_class`` to ask for one; without it,
-        the one device-specific entry when the library holds exactly one (the usual case: a
-        promotion on this daemon's device), else the ``any`` entry. None when the op has no
-        entry yet (its first accepted candidate then wins by definition). The verdict's
-        ``summary.incumbent`` names the kernel actually compared with."""
-        entries = [e for e in self.library(op).get("entries", [])
-                   if e.get("op") == op and e.get("backend") == backend and (variant is None or e.get("variant") == variant)]
-        by_class: Dict[str, Dict[str, Any]] = {e.get("device_class", ""): e for e in entries}
-        if device_class is not None:
-            legacy = by_class.get("cpu-x86_64") if device_class.startswith("cpu-x86_64-v") else None
-            return by_class.get(device_class) or legacy or by_class.get("any")
-        specific = [c for c in by_class if c != "any"]
-        if len(specific) == 1:
-            return by_class[specific[0]]
-        return by_class.get("any")
-
-    def retime(self, op: str, backend: Optional[str] = None) -> Retime:
-        """``POST /v1/library/{op}/retime`` (reviewer): queue the op's incumbents for fresh records."""
-        return cast(Retime, self._post(f"/v1/library/{op}/retime", None if backend is None else {"backend": backend}))
 
     # --- tokens (admin) ---------------------------------------------------------------------
 

@@ -13,11 +13,13 @@ from .response_types.candidates import (Links, Submission, ProfileQueued, Candid
                                         CandidatePage, AttemptNode, Lineage, Attempts, Event, EventsPage,
                                         CancelResult)
 from .response_types.verdicts import (FirstMismatch, TimeStats, Roofline, Comparison, WorkloadResult, ConfigTime,
-                                      Diagnostic, Decision, IncumbentRef, Machine, VerdictSummary, ProfileOutcome,
-                                      Verdict)
+                                      Diagnostic, Decision, IncumbentRef, Machine, ResourceOccupancy, KernelResources,
+                                      ResourceRow, ResourceDiff, VerdictSummary, ProfileOutcome, Verdict)
 from .response_types.library import (DiffRow, SameSource, Diff, Promotion, Rejection, WorkloadEvidence,
                                      LeaderboardComparison, LeaderboardRow, Leaderboard, ReviewRow, ReviewQueue,
                                      DispatchConfig, DispatchEntry, LibraryCommit, Library, RetimeQueued, Retime)
+from .response_types.scorecard import (ScoreRival, ScoreFastest, ScoreRoofline, ScoreRow, ScoreFamily, ScoreBelowBar,
+                                       ScoreSource, ScoreTotals, LibraryReport)
 from .response_types.specs import (Workload, Tensor, SpecVariant, ContractTemplate, BackendContract, Spec,
                                    SpecAdded, AnalysisRule, AnalysisRules)
 from .response_types.daemon import (Health, Device, Gpu, DeviceClass, CreatedToken, TokenInfo, RevokedToken)
@@ -25,11 +27,13 @@ from .response_types.daemon import (Health, Device, Gpu, DeviceClass, CreatedTok
 __all__ = [
     "JSON", "Number", "NumberOrText", "Links", "Submission", "ProfileQueued", "CandidateComparison",
     "Candidate", "CandidatePage", "AttemptNode", "Lineage", "Attempts", "Event", "EventsPage", "CancelResult",
-    "FirstMismatch", "TimeStats", "Roofline", "Comparison", "WorkloadResult", "ConfigTime", "Diagnostic", "Decision",
-    "IncumbentRef", "Machine", "VerdictSummary", "ProfileOutcome", "Verdict", "DiffRow", "SameSource", "Diff",
-    "Promotion", "Rejection", "WorkloadEvidence", "LeaderboardComparison", "LeaderboardRow", "Leaderboard",
-    "ReviewRow", "ReviewQueue", "DispatchConfig", "DispatchEntry", "LibraryCommit", "Library", "RetimeQueued",
-    "Retime", "Workload", "Tensor", "SpecVariant", "ContractTemplate", "BackendContract", "Spec", "SpecAdded",
+    "FirstMismatch", "TimeStats", "Roofline", "Comparison", "WorkloadResult", "ConfigTime", "Diagnostic",
+    "Decision", "IncumbentRef", "Machine", "ResourceOccupancy", "KernelResources", "ResourceRow",
+    "ResourceDiff", "VerdictSummary", "ProfileOutcome", "Verdict", "DiffRow", "SameSource", "Diff", "Promotion",
+    "Rejection", "WorkloadEvidence", "LeaderboardComparison", "LeaderboardRow", "Leaderboard", "ReviewRow",
+    "ReviewQueue", "DispatchConfig", "DispatchEntry", "LibraryCommit", "Library", "RetimeQueued", "Retime",
+    "Workload", "Tensor", "SpecVariant", "ContractTemplate", "BackendContract", "Spec", "SpecAdded",
     "AnalysisRule", "AnalysisRules", "Health", "Device", "Gpu", "DeviceClass", "CreatedToken", "TokenInfo",
-    "RevokedToken",
+    "RevokedToken", "ScoreRival", "ScoreFastest", "ScoreRoofline", "ScoreRow", "ScoreFamily", "ScoreBelowBar",
+    "ScoreSource", "ScoreTotals", "LibraryReport",
 ]

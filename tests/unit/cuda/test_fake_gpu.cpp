@@ -153,6 +153,13 @@ TEST_F(FakeGpu, CompareTimesTheIncumbentInterleavedInItsOwnGpuSession) {
   // the same decision in 10 of 10 runs, docs/benchmarks/h200.md.)
   EXPECT_NEAR(c["ratio"].get<double>(), 1.0, 0.05) << r.verdict["reason"];
   EXPECT_TRUE(r.verdict["summary"]["stage_ms"]["decide"].is_number());
+  // The same code compiled the same way: its resources beside the incumbent's, and no loss
+  // (docs/verdict.md "Resources").
+  const auto& res = r.verdict["summary"]["resources"];
+  ASSERT_TRUE(res.is_object()) << r.verdict["summary"].dump();
+  ASSERT_FALSE(res["rows"].empty());
+  EXPECT_EQ(res["rows"][0]["candidate"]["registers"], res["rows"][0]["incumbent"]["registers"]) << res.dump();
+  EXPECT_TRUE(res["losses"].empty()) << res.dump();
 }
 
 TEST_F(FakeGpu, RooflineAgainstTheDataSheetForAKnownModel) {

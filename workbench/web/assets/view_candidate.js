@@ -1,7 +1,8 @@
 // A candidate: live stage progress (the SSE stream), the verdict per workload with its noise
 // and the comparison with the incumbent, the roofline plot, the histograms of its samples
-// (view_samples.js), diagnostics at their source lines,
-// the side-by-side diff against the incumbent, compiler facts, the review buttons, and the tree of
+// (view_samples.js), diagnostics at their source lines, the side-by-side diff against the
+// incumbent, compiler facts and the resources beside the incumbent's (view_resources.js), the
+// review buttons, and the tree of
 // attempts it belongs to (view_lineage.js).
 import { get, text, post, events } from './api.js';
 import { h, clear, ns, num, ratio, params, when } from './dom.js';
@@ -9,6 +10,7 @@ import { roofline } from './plot.js';
 import { sideBySide, fileNames } from './diff.js';
 import { highlightLine, highlightLines } from './highlight.js';
 import { lineageSection } from './view_lineage.js';
+import { resourcesSection } from './view_resources.js';
 import { fetchSamples, samplesSection } from './view_samples.js';
 
 const STAGES = ['analyze', 'compile', 'validate', 'benchmark', 'decide'];
@@ -226,7 +228,7 @@ export async function candidateView(view, id, session) {
         'Comparison with the incumbent running: the decision follows.') : null;
     const parts = [pending, verdictTable(v), rooflineSection(v), samplesSection(v, samples), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
-      factsSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
+      factsSection(v), resourcesSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
     clear(body).append(...parts.filter(Boolean));
     return cand;
   };

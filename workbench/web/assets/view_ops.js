@@ -1,7 +1,9 @@
 // Ops overview: per op and backend (one device class each on a daemon) the incumbent, its best
-// roofline % and ratio to the vendor baseline, and the op's latest candidates.
+// roofline % and ratio to the vendor baseline, and the op's latest candidates; then the library's
+// scorecard (view_scorecard.js).
 import { get } from './api.js';
 import { h, clear, num, ratio } from './dom.js';
+import { scorecardSection } from './view_scorecard.js';
 
 function bestRoofline(verdict) {
   let best = null;
@@ -15,7 +17,7 @@ function bestRoofline(verdict) {
 }
 
 export async function opsView(view, session) {
-  const [specs, library] = await Promise.all([get('/v1/specs'), get('/v1/library')]);
+  const [specs, library, report] = await Promise.all([get('/v1/specs'), get('/v1/library'), get('/v1/library/report')]);
   const ops = specs.specs.map((s) => s.op).sort();
   const latest = Object.fromEntries(await Promise.all(ops.map(async (op) =>
     [op, (await get(`/v1/candidates?op=${encodeURIComponent(op)}&limit=3`)).items])));
@@ -48,6 +50,7 @@ export async function opsView(view, session) {
       h('caption', {}, 'Incumbent per op and device class, with the latest candidates'),
       h('thead', {}, h('tr', {}, ['Op', 'Variant', 'Device class', 'Incumbent', 'Best % of roofline', 'vs baseline', 'Latest candidates']
         .map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, rows)));
+      h('tbody', {}, rows)),
+    scorecardSection(report));
   return null;
 }

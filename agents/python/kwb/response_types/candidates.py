@@ -2,7 +2,7 @@
 progress events, cancellation. Import them from ``kwb.types``."""
 from typing import Any, Dict, List, Optional, TypedDict
 
-from .verdicts import Decision, IncumbentRef, Verdict
+from .verdicts import Decision, IncumbentRef, ResourceDiff, Verdict
 
 
 class Links(TypedDict):
@@ -42,6 +42,7 @@ class CandidateComparison(TypedDict, total=False):
     beats_incumbent: Optional[bool]
     ms: Optional[float]
     failure: Optional[Dict[str, str]]  # {status, reason}: the candidate failed during the comparison
+    resources: Optional[ResourceDiff]  # beside the incumbent's (docs/verdict.md "Resources")
     workloads: List[Dict[str, Any]]
 
 

@@ -3,7 +3,7 @@ queue, dispatch.json, re-timing. Import them from ``kwb.types``."""
 from typing import Any, Dict, List, Optional, TypedDict
 
 from .candidates import Links
-from .verdicts import Comparison
+from .verdicts import Comparison, ResourceDiff
 
 
 class DiffRow(TypedDict, total=False):
@@ -44,6 +44,7 @@ class Diff(TypedDict, total=False):
     bench: List[str]  # the bench subset it was timed on (empty: every bench workload)
     bench_subset: bool
     same_source: List[SameSource]
+    resources: Optional[ResourceDiff]  # beside the incumbent's (docs/verdict.md "Resources")
 
 
 class Promotion(TypedDict, total=False):

@@ -121,6 +121,40 @@ class Machine(TypedDict, total=False):
     samples: int
 
 
+class ResourceOccupancy(TypedDict):
+    threads: int
+    blocks_per_sm: int
+    warps_per_sm: int
+    pct: float
+    limited_by: str
+
+
+class KernelResources(TypedDict):
+    """One side of a resource row: one kernel under the config it times the workload with."""
+    kernel: str
+    config: str
+    registers: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+    static_smem_bytes: int
+    dynamic_smem_bytes: Optional[int]
+    barriers: int
+    occupancy: Optional[ResourceOccupancy]
+
+
+class ResourceRow(TypedDict):
+    workload: str
+    candidate: Optional[KernelResources]
+    incumbent: Optional[KernelResources]
+    losses: List[str]
+
+
+class ResourceDiff(TypedDict):
+    """``summary.resources`` (docs/verdict.md "Resources"): the candidate beside the incumbent."""
+    rows: List[ResourceRow]
+    losses: List[str]
+
+
 class VerdictSummary(TypedDict, total=False):
     geomean_vs_incumbent: Optional[float]
     geomean_vs_baseline: Optional[float]
@@ -134,6 +168,7 @@ class VerdictSummary(TypedDict, total=False):
     samples_sha256: Optional[str]  # the raw samples: GET /v1/candidates/{id}/artifacts/samples
     blocks_sha256: Optional[str]   # the comparison's block pairs: .../artifacts/blocks
     method: Optional[str]          # the measurement method's salt (docs/evaluation.md "Measurement method")
+    resources: Optional[ResourceDiff]  # beside the incumbent's, once compared (docs/verdict.md "Resources")
 
 
 class ProfileOutcome(TypedDict):

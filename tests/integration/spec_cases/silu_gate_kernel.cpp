@@ -1,4 +1,4 @@
-// silu_mul, CPU: f32 arithmetic, one rounding to bf16 (round to nearest even).
+// silu_gate, CPU: f32 arithmetic, one rounding to bf16 (round to nearest even).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -18,7 +18,7 @@ static uint16_t to_bf16(float f) {
   return uint16_t(u >> 16);
 }
 
-extern "C" void kwb_silu_mul_bf16(const uint16_t* x, const uint16_t* g, uint16_t* y, int64_t n) {
+extern "C" void kwb_silu_gate_bf16(const uint16_t* x, const uint16_t* g, uint16_t* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float xv = from_bf16(x[i]);
     const float s = xv < -80.0f ? 0.0f : xv / (1.0f + std::exp(-xv));

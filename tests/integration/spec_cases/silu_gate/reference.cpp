@@ -1,11 +1,11 @@
-// Trusted reference for silu_mul, in double: y = x / (1 + exp(-x)) * g.
+// Trusted reference for silu_gate, in double: y = x / (1 + exp(-x)) * g.
 #include <cmath>
 
 #include "core/reference.hpp"
 
 namespace kwb::reference {
 
-void silu_mul(const core::ReferenceArgs& a) {
+void silu_gate(const core::ReferenceArgs& a) {
   const int64_t n = a.param("n");
   const uint16_t* x = a.in<uint16_t>("x");
   const uint16_t* g = a.in<uint16_t>("g");

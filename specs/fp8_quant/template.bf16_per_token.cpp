@@ -1,0 +1,48 @@
+// fp8_quant bf16_per_token, cpu: the simplest correct kernel (a template to start from:
+// GET /v1/specs/fp8_quant). Per row: the largest |x| floored at 1e-4, scale = a / 448 and
+// q = e4m3(x * (448 / a)), each step one f32 operation (the contract of spec.json), the rounding
+// to e4m3 done on the f32 bits (nearest even, saturating at 448).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+float widen(uint16_t bits) {  // bf16 is the top half of an f32
+  const uint32_t u = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// f32 -> e4m3, round to nearest even, finite values beyond 448 saturate to 448, NaN to 0x7f.
+uint8_t to_e4m3(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  const uint8_t sign = uint8_t((u >> 24) & 0x80);
+  u &= 0x7fffffffu;
+  if (u > 0x7f800000u) return sign | 0x7f;
+  float a;
+  std::memcpy(&a, &u, sizeof a);
+  if (a >= 448.0f) return sign | 0x7e;
+  if (a < 0.015625f) return sign | uint8_t(std::nearbyint(a * 512.0f));  // subnormal: m * 2^-9 (8 is 2^-6)
+  const uint32_t r = (u + 0x7ffffu + ((u >> 20) & 1u)) >> 20;              // 3 mantissa bits, ties to even
+  return sign | uint8_t(std::min<uint32_t>(r - (120u << 3), 0x7e));       // exponent bias 127 -> 7
+}
+
+// One group of n elements: its scale, and q = e4m3(x * (448 / a)).
+float quantise(const uint16_t* x, uint8_t* q, int64_t n) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(widen(x[i])));
+  const float a = std::max(amax, 1e-4f), inv = 448.0f / a;
+  for (int64_t i = 0; i < n; ++i) q[i] = to_e4m3(widen(x[i]) * inv);
+  return a / 448.0f;
+}
+
+}  // namespace
+
+extern "C" void kwb_fp8_quant_bf16_per_token(const uint16_t* x, uint8_t* q, float* scale_token, int64_t tokens,
+                                             int64_t hidden) {
+  for (int64_t t = 0; t < tokens; ++t) scale_token[t] = quantise(x + t * hidden, q + t * hidden, hidden);
+}
