@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     kwb::analysis::Request req{*spec, *variant, k.backend, *source, k.source.filename().string(), {}, {}};
     if (k.form == kwb::core::Backend::cuda) {  // the bound launch plan and the first tunable configuration
       auto plan = kwb::spec::parse_launch_plan(*source, k.source.filename().string());
-      if (!plan || !kwb::spec::bind_launch_plan(*plan, *spec, k.source.filename().string())) continue;
+      if (!plan || !kwb::spec::bind_launch_plan(*plan, *spec, k.source.filename().string(), variant)) continue;
       req.launches = kwb::analysis::launches_of(*plan);
       req.flags = kwb::spec::config_defines(kwb::spec::tune_configs(*plan).front());
     }
