@@ -68,7 +68,8 @@ TEST(ShippedKernels, HaveNoFindings) {
     if (k.backend == "cuda") {
       auto plan = spec::parse_launch_plan(*source, k.source.filename().string());
       ASSERT_TRUE(plan) << plan.error().what();
-      ASSERT_TRUE(spec::bind_launch_plan(*plan, s, k.source.filename().string()));
+      auto bound = spec::bind_launch_plan(*plan, s, k.source.filename().string(), v);
+      ASSERT_TRUE(bound) << k.source << ": " << bound.error().what();
       req.launches = launches_of(*plan);
       req.flags = spec::config_defines(spec::tune_configs(*plan).front());
     }

@@ -1,5 +1,5 @@
 // The generated files for the model-op fields of the spec format (docs/export.md "Model ops"), on
-// the spec cases of tests/integration/spec_cases: cross_entropy's scalar after its params and its
+// the format examples of tests/integration/export_cases: cross_entropy's scalar after its params and its
 // optional weight only in the variant that has it, labels drawn from "vocab - 1" evaluated per
 // workload, topk's indices compared as a set with their values output. (The package built and run:
 // tests/integration/test_export_model_ops.cpp.)
@@ -17,7 +17,7 @@ namespace {
 
 const spec::Catalog& spec_cases() {
   static const auto catalog = [] {
-    auto c = spec::Catalog::load(std::filesystem::path(KWB_TEST_SOURCE_DIR) / "tests/integration/spec_cases");
+    auto c = spec::Catalog::load(std::filesystem::path(KWB_TEST_SOURCE_DIR) / "tests/integration/export_cases");
     if (!c) throw std::runtime_error(c.error().what());
     return std::move(*c);
   }();
