@@ -23,7 +23,7 @@ namespace kwb::gpu {
 
 // Optional: absent on older drivers.
 #define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuMemHostRegister) X(cuMemHostUnregister) \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuDeviceGetUuid)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuDeviceGetUuid) X(cuStreamSetAttribute)
 
 struct CudaApi {
 #define KWB_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -129,8 +129,27 @@ nlohmann::json GpuRunner::clock(const nlohmann::json& cmd) {
   return j;
 }
 
+void GpuRunner::reset_persisting_l2() {
+  if (m_launcher) {
+    // A launcher's host code can set an access-policy window on the runner's stream and raise the
+    // L2 set-aside for persisting lines; both would outlive the call. Cleared first, so that the
+    // reset below is not undone by the next launch.
+    if (m_cu.cuStreamSetAttribute) {
+      CUstreamAttrValue none{};
+      none.accessPolicyWindow.hitProp = CU_ACCESS_PROPERTY_NORMAL;
+      none.accessPolicyWindow.missProp = CU_ACCESS_PROPERTY_NORMAL;
+      m_cu.cuStreamSetAttribute(m_stream, CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW, &none);
+    }
+    size_t set_aside = 0;
+    if (m_l2_persisting_bytes == 0 &&
+        m_cu.cuCtxGetLimit(&set_aside, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) == CUDA_SUCCESS && set_aside != 0)
+      m_cu.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+  }
+  m_cu.cuCtxResetPersistingL2Cache();
+}
+
 std::string GpuRunner::flush_l2(bool reset_persisting) {
-  if (reset_persisting) m_cu.cuCtxResetPersistingL2Cache();
+  if (reset_persisting) reset_persisting_l2();
   if (!m_l2_clean)  // helper missing (an emulated driver): a memset still evicts, leaving dirty lines
     return check(m_cu.cuMemsetD8Async(m_flush, 0, m_flush_bytes, m_stream), "flushing L2");
   unsigned long long words = m_flush_bytes / 16;

@@ -111,6 +111,10 @@ class GpuRunner {
   // persisting lines to normal (a driver call that, made per queued sample, also moved transpose
   // 4096^2's medians by 4 % between processes under CUPTI on the H200: docs/benchmarks/h200.md).
   std::string flush_l2(bool reset_persisting = true);
+  // Persisting lines back to normal; for a launcher also the stream's access-policy window
+  // emptied and the set-aside taken back to 0 where its host code raised it (docs/cuda.md
+  // "Persisting L2 lines"). Acts when called: the device must be idle.
+  void reset_persisting_l2();
   void pin_persisting_l2();
   void measure_overhead();  // m_overhead_ns, once per session and clock (after the flush buffer exists)
   void unmap();

@@ -29,6 +29,7 @@ METHOD_FILES = [
     "workbench/eval/runner_client_timing.cpp",  # the CPU flush and clock
     "workbench/eval/runner_thread_state.cpp",   # the CPU runner's waits and CPU time
     "sandbox/gpu_runner/timing_batch.cpp",      # the GPU flush and clocks
+    "sandbox/gpu_runner/gpu_exec.cpp",          # the L2 flush and the persisting-L2 reset
     "workbench/library/decision.cpp",           # labels and the decision rule
     "workbench/eval/config_choice.cpp",         # choosing among tunable configs
     "workbench/eval/cuda_config_rounds.cpp",    # their round-robin blocks

@@ -141,6 +141,7 @@ json spec_schema() {
                 {"distributions", arr(obj({{"name", str()}, {"note", str()}, {"tensors", map_of({{"type", "object"}})}}))},
                 {"workloads", obj({{"test", arr(workload)}, {"bench", arr(workload)}})},
                 {"deterministic", boolean()},
+                {"alignment", integer()},
                 {"baselines", arr({{"type", "object"}})},
                 {"shapes", {{"type", "object"}}},
                 {"gpu_reference", gpu_reference},
@@ -148,7 +149,7 @@ json spec_schema() {
                                               "implements and a template to start from (docs/specs.md \"Templates\")"},
                               {"type", "object"},
                               {"additionalProperties", map_of(ref("BackendContract"))}}}},
-               {"scalars", "baselines", "shapes", "gpu_reference"});
+               {"scalars", "baselines", "shapes", "gpu_reference", "alignment"});
   return s;
 }
 

@@ -11,7 +11,10 @@
 //   m2  one pass (the candidate timed interleaved with the incumbent), the sequential interval,
 //       GPU blocks of 5 ms, tunable configs chosen from round-robin blocks and the winner timed
 //       in a pass of its own; CPU runners with their buffers at one address and each block pair
-//       on one core, the timing thread's own waits for a CPU taken out of a sample
+//       on one core, the timing thread's own waits for a CPU taken out of a sample; the CPU
+//       flush reads its buffer (it wrote it: dirty lines charged to the next call); validation
+//       places each tensor at just its spec's alignment (timing stays on 64 bytes); a launcher's
+//       stream access-policy window and L2 set-aside undone before every sample
 namespace kwb::core {
 
 inline constexpr const char* k_measurement_method = "m2";

@@ -184,6 +184,11 @@ struct Spec {
   std::vector<Workload> test_workloads;
   std::vector<Workload> bench_workloads;
   bool deterministic = true;  // false: repeated runs may differ within tolerance (atomics order)
+  // The least alignment, in bytes, of every tensor's first element that a caller guarantees
+  // (docs/specs.md "Alignment"): a power of two up to 64, raised per tensor to its dtype's size;
+  // 0 when the spec gives none (each tensor: its dtype's size).
+  int alignment = 0;
+  static constexpr int k_max_alignment_bytes = 64;
   std::vector<Baseline> baselines;  // optional vendor baselines
   std::optional<ShapeDraws> shapes;  // optional: param ranges for drawn test workloads
   std::optional<GpuReferenceSpec> gpu_reference;  // optional: judges large bench workloads on the GPU
@@ -207,5 +212,10 @@ struct Spec {
 };
 
 std::string_view role_name(Role r);
+
+// The alignment a tensor of `dtype` is guaranteed under `spec`: the spec's, at least the dtype's size.
+inline size_t tensor_alignment(const Spec& spec, DType dtype) {
+  return spec.alignment > int(dtype_size(dtype)) ? size_t(spec.alignment) : dtype_size(dtype);
+}
 
 }  // namespace kwb::core

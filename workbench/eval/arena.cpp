@@ -15,7 +15,7 @@ bool same_layout(const std::vector<TensorSlot>& a, const std::vector<TensorSlot>
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].name != b[i].name || a[i].role != b[i].role || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape ||
-        a[i].bytes != b[i].bytes)
+        a[i].bytes != b[i].bytes || a[i].misalign != b[i].misalign)
       return false;
   return true;
 }
@@ -63,13 +63,15 @@ util::Result<void> SharedArena::layout(std::vector<TensorSlot>& slots) {
   size_t off = 0;
   m_guards.clear();
   for (auto& s : slots) {
-    m_guards.push_back({off, k_guard});
-    off += k_guard;
+    // Every slot's guard starts on a 64-byte boundary; the data `misalign` bytes (< 64) after the
+    // guard's end, the guard growing by as much.
+    const size_t shift = s.misalign % 64;
+    m_guards.push_back({off, k_guard + shift});
+    off += k_guard + shift;
     s.offset = off;
-    size_t padded = (s.bytes + 63) / 64 * 64;
     off += s.bytes;
     // The guard after a tensor starts right at its last byte + 1 (no slack for small overruns).
-    size_t tail = (padded - s.bytes);
+    size_t tail = (off + 63) / 64 * 64 - off;
     m_guards.push_back({off, tail + k_guard});
     off += tail + k_guard;
   }

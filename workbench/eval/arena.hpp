@@ -20,6 +20,10 @@ struct TensorSlot {
   size_t count = 0;   // elements
   size_t bytes = 0;   // count * dtype size
   size_t offset = 0;  // of the first data byte in the arena
+  // Bytes past a 64-byte boundary at which the data starts (SharedArena::layout): 0 for aligned
+  // placement; validation places each tensor at just the alignment its spec guarantees
+  // (WorkloadHarness::place_at_least_alignment), so that a kernel assuming more is caught.
+  size_t misalign = 0;
 };
 
 // Whether `a` and `b` place the same tensors (names, roles, dtypes, shapes): a layout that can be

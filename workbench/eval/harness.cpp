@@ -70,6 +70,7 @@ std::optional<CheckFailure> WorkloadHarness::prepare() {
     s.count = 1;
     for (auto d : s.shape) s.count *= size_t(d);
     s.bytes = s.count * core::dtype_size(s.dtype);
+    if (m_least_aligned) s.misalign = core::tensor_alignment(m_spec, s.dtype) % 64;
     m_slots.push_back(std::move(s));
   }
   if (auto r = m_arena.layout(m_slots); !r) return CheckFailure{core::Status::error, r.error().what()};

@@ -45,6 +45,10 @@ class WorkloadHarness {
   // Accumulates the trusted side's time into `t` (which must outlive the harness).
   void account_to(TrustedTimes* t) { m_times = t; }
 
+  // Validation: each tensor placed at exactly the alignment the spec guarantees it (core::
+  // tensor_alignment; for 4 bytes an address of 4 mod 64), not the arena's 64 (docs/specs.md
+  // "Alignment"). Timing keeps aligned placement. Before prepare().
+  void place_at_least_alignment(bool on) { m_least_aligned = on; }
   // Lays out the arena and maps it in the runner.
   std::optional<CheckFailure> prepare();
   // Fresh inputs from `seed` under `dist` into the arena and the reference's outputs. A reference
@@ -113,6 +117,7 @@ class WorkloadHarness {
   uint64_t m_previous_key = 0;
   std::string m_distribution;
   bool m_overlap = false;
+  bool m_least_aligned = false;  // place_at_least_alignment
   bool m_have_expected = true;  // false after adopt_inputs without the expected outputs
   TrustedTimes* m_times = nullptr;
   std::future<util::Result<void>> m_reference_done;

@@ -53,6 +53,8 @@ constexpr int64_t k_cycle_slack_ns = 10'000;
 // runner's CPU time is charged to the batch's samples (so it is never hidden), and judged as work
 // hidden between commands beyond max(k_idle_judged_ns, a quarter of the batch's timed total).
 constexpr int64_t k_idle_slack_ns = 1'000'000;
+// Where prepare_call's read-only flush leaves the sum of what it read.
+volatile unsigned g_flush_sink = 0;
 // Honest runners showed up to 3.5 ms of idle CPU under a full ctest -j2 once the clock was read
 // off-CPU (session 13; up to 8.8 ms before, when it was read in the runner's tail), on 16x65536
 // row sums whose batches time ~20 ms: a threshold of 1 ms or 5 % judged them. Below this the
@@ -148,9 +150,19 @@ void RunnerSession::prepare_call(size_t flush_bytes) {
     _mm_mfence();
   }
 #endif
-  // Evict the last-level cache (shared with the runner's core): write a buffer twice its size.
-  if (m_flush.size() != flush_bytes) m_flush.assign(flush_bytes, 0);
-  for (size_t j = 0; j < m_flush.size(); j += 64) m_flush[j] = char(m_flush[j] + 1);
+  // Evict the last-level cache (shared with the runner's core): READ a buffer twice its size, one
+  // load per 64-byte line. Writing it (as before issue 35) left the cache full of dirty lines whose
+  // write-back was charged to the timed call that evicted them; read lines leave clean. The buffer
+  // is filled once with non-zero bytes so that its pages are really backed (a never-written page
+  // would be the kernel's shared zero page: a few physical lines, no eviction at all).
+  if (m_flush.size() != flush_bytes) {
+    m_flush.resize(flush_bytes);
+    for (size_t j = 0; j < m_flush.size(); ++j) m_flush[j] = char(1 + (j >> 6) % 251);
+  }
+  const volatile char* lines = m_flush.data();  // volatile: no load can be dropped
+  unsigned sum = 0;
+  for (size_t j = 0; j < m_flush.size(); j += 64) sum += static_cast<unsigned char>(lines[j]);
+  g_flush_sink = sum;
 }
 
 int RunnerSession::place_for_batch() {

@@ -58,6 +58,7 @@ bool BasicEvaluation::run_tests() {
         m_progress(workload_progress(Stage::validate, w, false, config, 0, k, count));
       WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, res);
       configure_test_harness(h);
+      h.place_at_least_alignment(true);
       if (auto f = h.prepare()) return fail_check(*f);
       if (!send_dims(c, w)) return false;
       for (const auto& dist : m_spec.distributions) {

@@ -15,6 +15,24 @@ std::map<std::string, std::string> param_names(const core::Spec& spec) {
   return names;
 }
 
+// "" when every tensor is guaranteed `need` bytes by the spec (core::tensor_alignment), else the
+// C++ test that the tensors that are not have it at run time.
+std::string alignment_test(const Target& t, size_t need) {
+  std::string bits;
+  for (const auto& tensor : t.spec->tensors)
+    if (core::tensor_alignment(*t.spec, t.variant->dtypes.at(tensor.name)) < need)
+      bits += fmt::format("{}reinterpret_cast<std::uintptr_t>({})", bits.empty() ? "" : " | ", cxx_name(tensor.name));
+  return bits.empty() ? "" : fmt::format("(({}) % {} == 0)", bits, need);
+}
+
+// The error when no kernel can take tensors aligned as they are: which kernel needs how much.
+std::string misaligned_failure(const Target& t, const std::string& kernel, size_t need) {
+  return fmt::format("return rt::fail(no_kernel, \"kwb::{}: the kernel {} needs every tensor aligned to {} bytes (its "
+                     "metadata's alignment) and these are not; {}/{} guarantees only each dtype's size{}\");\n",
+                     t.function, kernel, need, t.spec->op, t.variant->name,
+                     t.spec->alignment ? fmt::format(" or {} bytes", t.spec->alignment) : "");
+}
+
 util::Result<std::string> tensor_checks(const Target& t) {
   std::string out;
   const auto names = param_names(*t.spec);
@@ -139,25 +157,45 @@ util::Result<std::string> render_dispatcher(const Target& t) {
     located += fmt::format("{}{{\"{}\", {}}}", located.empty() ? "" : ", ", tensor->name, cxx_name(tensor->name));
   out += "#ifdef KWB_WITH_CUDA\n  bool kwb_on_device = false;\n";
   out += fmt::format("  if (int kwb_rc = rt::locate(\"{}\", {{{}}}, kwb_on_device)) return kwb_rc;\n", t.function, located);
-  if (t.cuda)
-    out += fmt::format("  if (kwb_on_device) {{\n    const int kwb_rc = {}_cuda({}, stream);\n    return kwb_rc == ok ? rt::succeed() : kwb_rc;\n  }}\n",
+  if (t.cuda) {
+    out += "  if (kwb_on_device) {\n";
+    if (auto test = alignment_test(t, t.cuda->alignment); !test.empty())
+      out += fmt::format("    if (!{})\n      {}", test, misaligned_failure(t, t.cuda->path, t.cuda->alignment));
+    out += fmt::format("    const int kwb_rc = {}_cuda({}, stream);\n    return kwb_rc == ok ? rt::succeed() : kwb_rc;\n  }}\n",
                        t.function, argument_names(t));
+  }
   else
     out += fmt::format("  if (kwb_on_device)\n    return rt::fail(no_kernel, \"kwb::{}: the tensors are in device memory and this package has no CUDA kernel for {}/{}\");\n",
                        t.function, t.spec->op, t.variant->name);
   out += "#endif\n  (void)stream;\n";
+  const std::string cpu_aligned = t.cpu ? alignment_test(t, t.cpu->alignment) : "";
+  const std::string baseline_aligned = t.cpu_baseline ? alignment_test(t, t.cpu_baseline->alignment) : "";
   if (t.cpu && t.cpu->level > 1) {
-    // Compiled for an x86-64 level above the baseline: only on a CPU that has it.
-    out += fmt::format("  if (rt::cpu_level() >= {}) {{\n    {}({});\n    return rt::succeed();\n  }}\n", t.cpu->level,
-                       t.cpu->symbol, argument_names(t));
-    if (t.cpu_baseline)
+    // Compiled for an x86-64 level above the baseline: only on a CPU that has it (and, where the
+    // kernel needs more alignment than the spec guarantees, for tensors that have it).
+    out += fmt::format("  if (rt::cpu_level() >= {}{}) {{\n    {}({});\n    return rt::succeed();\n  }}\n", t.cpu->level,
+                       cpu_aligned.empty() ? "" : " && " + cpu_aligned, t.cpu->symbol, argument_names(t));
+    if (t.cpu_baseline && baseline_aligned.empty())
       out += fmt::format("  {}({});  // the baseline kernel\n  return rt::succeed();\n", t.cpu_baseline->symbol,
                          argument_names(t));
+    else if (t.cpu_baseline)
+      out += fmt::format("  if ({}) {{\n    {}({});  // the baseline kernel\n    return rt::succeed();\n  }}\n  {}",
+                         baseline_aligned, t.cpu_baseline->symbol, argument_names(t),
+                         misaligned_failure(t, t.cpu_baseline->path, t.cpu_baseline->alignment));
+    else if (!cpu_aligned.empty())
+      out += fmt::format("  if (rt::cpu_level() >= {})\n    {}", t.cpu->level, misaligned_failure(t, t.cpu->path, t.cpu->alignment)) +
+             fmt::format("  return rt::fail(no_kernel, \"kwb::{}: the CPU kernel {} was compiled for x86-64-v{} (device "
+                         "class {}), which this CPU is not (level \" + std::to_string(rt::cpu_level()) + \"), and the "
+                         "package has no baseline CPU kernel (device class any) for {}/{}\");\n",
+                         t.function, t.cpu->path, t.cpu->level, t.cpu->device_class, t.spec->op, t.variant->name);
     else
       out += fmt::format("  return rt::fail(no_kernel, \"kwb::{}: the CPU kernel {} was compiled for x86-64-v{} (device "
                          "class {}), which this CPU is not (level \" + std::to_string(rt::cpu_level()) + \"), and the "
                          "package has no baseline CPU kernel (device class any) for {}/{}\");\n",
                          t.function, t.cpu->path, t.cpu->level, t.cpu->device_class, t.spec->op, t.variant->name);
+  } else if (t.cpu && !cpu_aligned.empty()) {
+    out += fmt::format("  if ({}) {{\n    {}({});\n    return rt::succeed();\n  }}\n  {}", cpu_aligned, t.cpu->symbol,
+                       argument_names(t), misaligned_failure(t, t.cpu->path, t.cpu->alignment));
   } else if (t.cpu) {
     out += fmt::format("  {}({});\n  return rt::succeed();\n", t.cpu->symbol, argument_names(t));
   } else

@@ -27,6 +27,9 @@ struct CpuKernel {
   std::vector<std::string> flags;  // the flags it was promoted with (its <name>.json), less -march/-mtune/-mcpu
   std::string unit;    // cpu/<function>.cpp or cpu/<function>_baseline.cpp
   std::string symbol;  // <entry>__<unit stem>: what the unit exports
+  // The alignment in bytes it needs of every tensor (its <name>.json "alignment"; 0: what the spec
+  // guarantees): the dispatcher checks the pointers before it calls it (docs/export.md).
+  size_t alignment = 0;
 };
 
 struct CudaConfig {
@@ -49,6 +52,7 @@ struct CudaKernel {
   core::LaunchPlan plan;  // bound to the spec (argument kinds and indices filled)
   std::vector<CudaConfig> configs;
   std::vector<ConfigPick> picks;  // empty: configs[0] for every call
+  size_t alignment = 0;           // as CpuKernel's
 };
 
 struct Target {

@@ -24,18 +24,37 @@ std::string key_of(const library::DispatchEntry& e) {
   return "dispatch.json: " + e.op + "/" + e.variant + "/" + e.backend + "/" + e.device_class;
 }
 
-// The flags a kernel was promoted with (its <name>.json "flags"), less the target choice, which
-// is the package's (KWB_NATIVE, the kernel's level).
-util::Result<std::vector<std::string>> kernel_flags(const ExportRequest& req, const library::DispatchEntry& e) {
+struct KernelMeta {
+  std::vector<std::string> flags;
+  size_t alignment = 0;
+};
+
+// "alignment" of a kernel's metadata: the bytes it needs every tensor aligned to, a power of two.
+util::Result<size_t> kernel_alignment(const nlohmann::json& j, const fs::path& meta) {
+  if (!j.contains("alignment")) return size_t(0);
+  const auto& a = j["alignment"];
+  if (!a.is_number_integer() || a.get<int64_t>() < 1 || a.get<int64_t>() > 4096 || (a.get<int64_t>() & (a.get<int64_t>() - 1)))
+    return util::fail(meta.string() + ": alignment",
+                      "expected a power of two from 1 to 4096 (bytes the kernel needs every tensor aligned to), got " + a.dump());
+  return size_t(a.get<int64_t>());
+}
+
+// A kernel's metadata (its <name>.json): the flags it was promoted with, less the target choice,
+// which is the package's (KWB_NATIVE, the kernel's level); the alignment it needs.
+util::Result<KernelMeta> kernel_metadata(const ExportRequest& req, const library::DispatchEntry& e) {
   const fs::path meta = req.library_dir / fs::path(e.kernel).replace_extension(".json");
   std::error_code ec;
-  std::vector<std::string> flags;
-  if (!fs::is_regular_file(meta, ec)) return flags;
+  KernelMeta out;
+  std::vector<std::string>& flags = out.flags;
+  if (!fs::is_regular_file(meta, ec)) return out;
   auto text = util::read_file(meta);
   if (!text) return util::fail(meta.string(), text.error().what());
   auto j = nlohmann::json::parse(*text, nullptr, false, true);
   if (j.is_discarded() || !j.is_object()) return util::fail(meta.string(), "not a JSON object");
-  if (!j.contains("flags")) return flags;
+  auto alignment = kernel_alignment(j, meta);
+  if (!alignment) return std::unexpected(alignment.error());
+  out.alignment = *alignment;
+  if (!j.contains("flags")) return out;
   if (!j["flags"].is_array()) return util::fail(meta.string() + ": flags", "expected an array of strings");
   for (const auto& f : j["flags"]) {
     if (!f.is_string()) return util::fail(meta.string() + ": flags", "expected an array of strings");
@@ -45,7 +64,7 @@ util::Result<std::vector<std::string>> kernel_flags(const ExportRequest& req, co
       return util::fail(meta.string() + ": flags", "'" + s + "' cannot be passed through CMake (';' or ']=]')");
     flags.push_back(s);
   }
-  return flags;
+  return out;
 }
 
 util::Result<std::string> read_kernel(const ExportRequest& req, const library::DispatchEntry& e, std::string_view ext) {
@@ -118,9 +137,10 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
     if (e.entry.empty()) return util::fail(key_of(e) + ": entry", "a cpu entry names its extern \"C\" symbol");
     if (text->find(e.entry) == std::string::npos)
       return util::fail(key_of(e) + ": entry", "'" + e.entry + "' does not appear in " + e.kernel);
-    auto flags = kernel_flags(req, e);
-    if (!flags) return std::unexpected(flags.error());
-    CpuKernel k{e.kernel, e.entry, e.device_class, library::x86_level_of(e.device_class), std::move(*flags), "", ""};
+    auto meta = kernel_metadata(req, e);
+    if (!meta) return std::unexpected(meta.error());
+    CpuKernel k{e.kernel, e.entry, e.device_class, library::x86_level_of(e.device_class), std::move(meta->flags), "", "",
+                meta->alignment};
     if (e.device_class == library::k_legacy_x86_class) k.level = library::x86_level_of(pkg.cpu_device_class);
     const std::string stem = t.function + (baseline ? "_baseline" : "");
     k.unit = "cpu/" + stem + ".cpp";
@@ -136,7 +156,9 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
   if (auto b = spec::bind_launch_plan(*plan, *t.spec, e.kernel, t.variant); !b) return util::fail(key_of(e), b.error().what());
   if (!plan->variant.empty() && plan->variant != e.variant)
     return util::fail(key_of(e), e.kernel + " declares kwb:variant " + plan->variant);
-  CudaKernel k{e.kernel, e.device_class, std::move(*plan), {}, {}};
+  auto meta = kernel_metadata(req, e);
+  if (!meta) return std::unexpected(meta.error());
+  CudaKernel k{e.kernel, e.device_class, std::move(*plan), {}, {}, meta->alignment};
   if (auto r = resolve_configs(k, e, *t.spec, t.function); !r) return std::unexpected(r.error());
   t.cuda = std::move(k);
   pkg.kernel_sources[e.kernel] = std::move(*text);

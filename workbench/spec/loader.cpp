@@ -207,7 +207,7 @@ bool read_tensors(Reader& r, const Json& j, const std::string& path, core::Spec&
 }
 
 bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
-  if (!r.object(j, "", {"op", "version", "summary", "deterministic", "params", "scalars", "tensors", "variants",
+  if (!r.object(j, "", {"op", "version", "summary", "deterministic", "alignment", "params", "scalars", "tensors", "variants",
                         "distributions", "workloads", "baselines", "shapes", "gpu_reference",
                         // Output only (spec::to_json derives it); a spec read back from it ignores it.
                         "contract"}))
@@ -223,6 +223,15 @@ bool read_spec(Reader& r, const Json& j, core::Spec& spec) {
   if (!v || !r.non_empty_string(*v, "summary", spec.summary)) return false;
   if (const Json* d = Reader::optional(j, "deterministic"); d && !r.boolean(*d, "deterministic", spec.deterministic))
     return false;
+  if (const Json* a = Reader::optional(j, "alignment")) {
+    int64_t bytes = 0;
+    if (!r.integer(*a, "alignment", bytes)) return false;
+    if (bytes < 1 || bytes > core::Spec::k_max_alignment_bytes || (bytes & (bytes - 1)) != 0)
+      return r.fail("alignment", fmt::format("must be a power of two from 1 to {} (bytes every tensor's first element "
+                                             "is aligned to), got {}",
+                                             core::Spec::k_max_alignment_bytes, bytes));
+    spec.alignment = int(bytes);
+  }
   v = r.required(j, "", "params");
   if (!v || !read_params(r, *v, "params", spec)) return false;
   if (const Json* sc = Reader::optional(j, "scalars"); sc && !read_scalars(r, *sc, "scalars", spec)) return false;

@@ -113,6 +113,7 @@ nlohmann::json to_json(const core::Spec& s) {
       {"tensors", tensors}, {"variants", variants}, {"distributions", dists},
       {"workloads", {{"test", workloads_json(s.test_workloads)}, {"bench", workloads_json(s.bench_workloads)}}},
       {"deterministic", s.deterministic}, {"contract", contract_json(s)}};
+  if (s.alignment) out["alignment"] = s.alignment;
   if (!s.scalars.empty()) {
     nlohmann::json scalars = nlohmann::json::array();
     for (const auto& sc : s.scalars) {

@@ -68,8 +68,6 @@ TEST(ShippedKernels, HaveNoFindings) {
     if (k.backend == "cuda") {
       auto plan = spec::parse_launch_plan(*source, k.source.filename().string());
       ASSERT_TRUE(plan) << plan.error().what();
-      // Bound for the kernel's variant, as the pipeline binds it (an optional tensor of another
-      // variant is no argument of its kernels).
       auto bound = spec::bind_launch_plan(*plan, s, k.source.filename().string(), v);
       ASSERT_TRUE(bound) << k.source << ": " << bound.error().what();
       req.launches = launches_of(*plan);

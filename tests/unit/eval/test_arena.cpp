@@ -180,3 +180,51 @@ TEST(Arena, MoveKeepsTheMapping) {
 
 }  // namespace
 }  // namespace kwb::eval
+
+namespace kwb::eval {
+namespace {
+
+// Validation's placement (WorkloadHarness::place_at_least_alignment): each tensor exactly
+// `misalign` bytes past a 64-byte boundary (4-byte f32 at 4 mod 16: aligned to 4, not to 8 or
+// 16), still between guards that catch one byte before and one byte past it.
+TEST(Arena, MisalignedSlotsSitAtJustTheirAlignment) {
+  auto a = SharedArena::create();
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  std::vector<TensorSlot> slots = {slot("x", Role::in, DType::f32, 7), slot("h", Role::in, DType::bf16, 9),
+                                   slot("y", Role::out, DType::f32, 5), slot("b", Role::out, DType::u8, 3)};
+  const size_t misalign[] = {4, 2, 4, 1};
+  for (size_t i = 0; i < slots.size(); ++i) slots[i].misalign = misalign[i];
+  ASSERT_TRUE(a->layout(slots).has_value());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto address = reinterpret_cast<uintptr_t>(a->data(slots[i]));
+    EXPECT_EQ(address % 64, misalign[i]) << slots[i].name;
+    EXPECT_EQ(address % (2 * misalign[i]), misalign[i]) << slots[i].name << ": aligned to more than asked";
+    if (i + 1 < slots.size()) EXPECT_GE(slots[i + 1].offset, slots[i].offset + slots[i].bytes + 2 * SharedArena::k_guard);
+  }
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data(slots[0])) % 16, 4u);
+  a->arm_guards(7);
+  EXPECT_EQ(a->check_guards(), std::nullopt);
+  for (size_t i = 0; i < slots.size(); ++i) std::memset(a->data(slots[i]), 0x5a, slots[i].bytes);
+  EXPECT_EQ(a->check_guards(), std::nullopt) << "writes inside the tensors";
+  char* before = a->data(slots[2]) - 1;
+  *before = char(~static_cast<unsigned char>(*before));
+  auto msg = a->check_guards();
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_NE(msg->find("before the start of output y"), std::string::npos) << *msg;
+  *before = char(~static_cast<unsigned char>(*before));
+  char* past = a->data(slots[2]) + slots[2].bytes;
+  *past = char(~static_cast<unsigned char>(*past));
+  msg = a->check_guards();
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_NE(msg->find("past the end of output y"), std::string::npos) << *msg;
+}
+
+TEST(Arena, MisalignmentIsPartOfTheLayout) {
+  std::vector<TensorSlot> aligned = {slot("x", Role::in, DType::f32, 7)}, shifted = aligned;
+  shifted[0].misalign = 4;
+  EXPECT_FALSE(same_layout(aligned, shifted));
+  EXPECT_TRUE(same_layout(shifted, shifted));
+}
+
+}  // namespace
+}  // namespace kwb::eval

@@ -89,5 +89,49 @@ TEST(RenderDispatcher, DevicePointersGoToTheCudaConfigOfTheNearestMeasuredWorklo
   EXPECT_TRUE(contains(c, "the tensors are in device memory and this package has no CUDA kernel for vector_add/f32")) << c;
 }
 
+// A kernel whose metadata says it needs more alignment than the spec guarantees (f32: 4 bytes)
+// is called only for tensors that have it: the level's kernel falls back to the baseline, an
+// "any" kernel and the CUDA kernel report no_kernel and say why (docs/export.md "Alignment").
+TEST(RenderDispatcher, AKernelNeedingMoreAlignmentIsCalledOnlyForPointersThatHaveIt) {
+  LibraryTree tree = small_library();
+  tree.files["vector_add/cpu/avx2.json"] = R"({"flags": ["-ffast-math"], "alignment": 32})";
+  const std::string d = dispatcher(tree);
+  const std::string test =
+      "((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) | reinterpret_cast<std::uintptr_t>(c)) % 32 == 0)";
+  EXPECT_TRUE(contains(d, "  if (rt::cpu_level() >= 3 && " + test + ") {\n    kwb_vector_add_f32__vector_add_f32(a, b, c, n);\n"
+                          "    return rt::succeed();\n  }\n"
+                          "  kwb_vector_add_f32__vector_add_f32_baseline(a, b, c, n);  // the baseline kernel\n"))
+      << d;
+  EXPECT_FALSE(contains(d, "% 32 == 0)))\n      return rt::fail")) << d;  // the CUDA kernel needs nothing more
+
+  tree.files["vector_add/cpu/scalar.json"] = R"({"alignment": 16})";
+  tree.files["vector_add/cuda/grid.json"] = R"({"alignment": 16})";
+  const std::string any = dispatcher(tree, "cpu-x86_64-v2");
+  const std::string test16 =
+      "((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) | reinterpret_cast<std::uintptr_t>(c)) % 16 == 0)";
+  EXPECT_TRUE(contains(any, "  if (" + test16 + ") {\n    kwb_vector_add_f32__vector_add_f32(a, b, c, n);\n")) << any;
+  EXPECT_TRUE(contains(any, "return rt::fail(no_kernel, \"kwb::vector_add_f32: the kernel vector_add/cpu/scalar.cpp needs "
+                            "every tensor aligned to 16 bytes")) << any;
+  EXPECT_TRUE(contains(any, "  if (kwb_on_device) {\n    if (!" + test16 + ")\n      return rt::fail(no_kernel, "
+                            "\"kwb::vector_add_f32: the kernel vector_add/cuda/grid.cu needs every tensor aligned to 16 bytes"))
+      << any;
+  // Alignment the spec already guarantees costs no test.
+  tree.files["vector_add/cpu/scalar.json"] = R"({"alignment": 4})";
+  EXPECT_FALSE(contains(dispatcher(tree, "cpu-x86_64-v2"), "% 4 == 0")) << "f32 tensors are 4-byte aligned already";
+}
+
+TEST(RenderDispatcher, AnAlignmentThatIsNotAPowerOfTwoNamesTheFileAndField) {
+  LibraryTree tree = small_library();
+  tree.files["vector_add/cpu/avx2.json"] = R"({"alignment": 12})";
+  try {
+    dispatcher(tree);
+    FAIL() << "alignment 12 was taken";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(contains(what, "vector_add/cpu/avx2.json: alignment")) << what;
+    EXPECT_TRUE(contains(what, "expected a power of two")) << what;
+  }
+}
+
 }  // namespace
 }  // namespace kwb::package

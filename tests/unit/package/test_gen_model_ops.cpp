@@ -27,7 +27,7 @@ const spec::Catalog& spec_cases() {
 Target target(const std::string& op, const std::string& variant) {
   Target t;
   t.spec = spec_cases().find(op);
-  if (!t.spec) throw std::runtime_error("no export case " + op);
+  if (!t.spec) throw std::runtime_error("no spec case " + op);
   t.variant = t.spec->find_variant(variant);
   if (!t.variant) throw std::runtime_error("no variant " + variant);
   t.function = function_name(op, variant);

@@ -4,8 +4,8 @@
 // host clock. Emulated kernels: the shipped vector_add ("vector_add_f32") and corpus-style
 // cheats: "vadd" (honest), "overrun" (writes c[n]), "mutate" (writes a), "stale" (computes on
 // its first launch only), "fault" (illegal address), "hang" (never finishes), "too_fast" (correct,
-// but the events report 1 ns), "l2keep" (correct; 1 ns unless persisting L2 lines were reset
-// before each launch), "published_n" (correct only for the n of vector_add's published workloads,
+// but the events report 1 ns), "l2keep" and "l2window" (correct; 1 ns while their data stays in
+// L2: fake_l2.cpp), "published_n" (correct only for the n of vector_add's published workloads,
 // zeros elsewhere), GPU references of vector_add writing doubles ("vadd_ref" honest, "vadd_ref_off"
 // off by one in its last element, "vadd_ref_fault" an illegal address), kernels of a spec with a
 // double scalar and an optional tensor (test_fake_gpu_scalars.cpp: "axpy" c = a + alpha * b with
@@ -43,6 +43,8 @@
 #include <thread>
 #include <vector>
 
+#include "fake_l2.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -62,11 +64,9 @@ T* ptr(void** p, int i) {
 CUresult g_sticky = CUDA_SUCCESS;  // a fault poisons the context, as on a real GPU
 bool g_hang = false;
 bool g_too_fast = false;  // "too_fast": events report 1 ns (a timer that lies)
-// "l2keep": its data stays in L2 unless persisting lines were reset since its last launch, and
-// a reset counts only while the device is idle (it is not ordered with the stream: g_busy, set by
-// a launch, cleared by a synchronisation). A sample whose stop event follows a launch that found
-// its data kept reads 1 ns (as if L2 served everything).
-bool g_reset_since_l2keep = true, g_l2_kept = false, g_busy = false;
+// A sample whose stop event follows a launch that found its data kept in L2 (fake_l2.cpp) reads
+// 1 ns (as if L2 served everything).
+bool g_l2_kept = false;
 struct FakeEvent {
   Clock::time_point at;
   bool kept = false;  // g_l2_kept when recorded
@@ -128,11 +128,8 @@ const Kernel k_kernels[] = {
     {"fault", 4, [](void**, unsigned, unsigned) { g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS; }},
     {"hang", 4, [](void**, unsigned, unsigned) { g_hang = true; }},
     {"too_fast", 4, [](void** p, unsigned g, unsigned b) { vadd(p, g, b), g_too_fast = true; }},
-    {"l2keep", 4,
-     [](void** p, unsigned g, unsigned b) {
-       vadd(p, g, b), g_l2_kept = !g_reset_since_l2keep;
-       g_reset_since_l2keep = false;
-     }},
+    {"l2keep", 4, vadd},
+    {"l2window", 4, vadd},
     {"published_n", 4, published_n},
     {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
     {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
@@ -226,7 +223,7 @@ const Kernel* find(const char* name) {
 
 CUresult wait() {
   while (g_hang) std::this_thread::sleep_for(std::chrono::seconds(1));
-  g_busy = false;
+  fake_l2::device_busy(false);
   release_device();
   return g_sticky;
 }
@@ -284,21 +281,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice, unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSynchronize() { return wait(); }
-CUresult CUDAAPI cuCtxResetPersistingL2Cache() {
-  if (!g_busy) g_reset_since_l2keep = true;
-  return CUDA_SUCCESS;
-}
-static size_t g_persisting_l2 = 256 << 10;  // a set-aside the runner must take back to 0
-CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
-  if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
-  g_persisting_l2 = value;
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuCtxGetLimit(size_t* value, CUlimit limit) {
-  if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
-  *value = g_persisting_l2;
-  return CUDA_SUCCESS;
-}
 CUresult CUDAAPI cuModuleLoadData(CUmodule* m, const void*) {
   *m = reinterpret_cast<CUmodule>(0x2);
   return CUDA_SUCCESS;
@@ -357,7 +339,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, u
     return g_sticky = CUDA_ERROR_DEVICE_UNAVAILABLE;
   }
   k->run(params, gx, bx);
-  g_busy = true;
+  fake_l2::launched(k->name, g_l2_kept);
+  fake_l2::device_busy(true);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
