@@ -30,6 +30,7 @@
 #include "eval/cpu_placement.hpp"
 #include "eval/runner_client.hpp"
 #include "eval/runner_timing_util.hpp"
+#include "eval/thread_sched.hpp"
 #include "launcher/sandbox.hpp"
 
 #if defined(__x86_64__)
@@ -77,66 +78,11 @@ constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted d
 using detail::monotonic_ns;
 using detail::us;
 
-// Involuntary context switches of the runner's main thread (the one that calls the kernel), -1
-// when unreadable: a sample during which the thread was preempted measures the machine.
-long involuntary_switches(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/task/%d/status", int(pid), int(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  char buf[4096];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return -1;
-  buf[n] = 0;
-  const char* at = std::strstr(buf, "nonvoluntary_ctxt_switches:");
-  return at ? std::strtol(at + std::strlen("nonvoluntary_ctxt_switches:"), nullptr, 10) : -1;
-}
-
-// Thread `pid`'s time on a CPU and its time runnable but waiting for one, in nanoseconds
-// (/proc/<pid>/task/<pid>/schedstat, the scheduler's own account); -1 each when unreadable.
-struct SchedTimes {
-  int64_t on_cpu_ns = -1, wait_ns = -1;
-};
-SchedTimes sched_times(pid_t pid);
-
-// Nanoseconds thread `pid` (the runner's main thread, or this timing thread) has spent runnable
-// but waiting for a CPU (the second field of /proc/<pid>/task/<pid>/schedstat, the scheduler's
-// own account), -1 when unreadable. The scheduler adds a wait when the thread gets the CPU again,
-// so a call's waits are all counted by the time the thread answers "done" (and this thread's by
-// the time it has read the answer).
-int64_t runqueue_wait_ns(pid_t pid) { return sched_times(pid).wait_ns; }
-
-SchedTimes sched_times(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", int(pid), int(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  char buf[128];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return {};
-  buf[n] = 0;
-  long long run = 0, wait = 0;
-  if (std::sscanf(buf, "%lld %lld", &run, &wait) != 2 || run < 0 || wait < 0) return {};
-  return {int64_t(run), int64_t(wait)};
-}
-
-// True while the runner's main thread (the one that takes commands and calls the kernel) is
-// running or runnable ('R' in /proc/<pid>/task/<pid>/stat).
-bool main_thread_on_cpu(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", int(pid), int(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[512];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return false;
-  buf[n] = 0;
-  const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-  return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
-}
+using detail::involuntary_switches;
+using detail::main_thread_on_cpu;
+using detail::runqueue_wait_ns;
+using detail::sched_times;
+using detail::SchedTimes;
 
 // Waits, at most k_settle_ns, until the runner's main thread has left its CPU (asleep, waiting
 // for the next command or release): its CPU time is then exact. Only the main thread: a thread
