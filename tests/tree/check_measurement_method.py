@@ -27,7 +27,7 @@ METHOD_FILES = [
     "workbench/eval/sequential_interval.cpp",   # the interval valid under repeated looks
     "workbench/eval/paired_benchmark.cpp",      # one pass
     "workbench/eval/runner_client_timing.cpp",  # the CPU flush and clock
-    "workbench/eval/runner_thread_state.cpp",   # the CPU runner's waits and CPU time
+    "workbench/eval/thread_sched.cpp",          # a thread's waits and time on a CPU, taken out of CPU samples
     "sandbox/gpu_runner/timing_batch.cpp",      # the GPU flush and clocks
     "sandbox/gpu_runner/gpu_exec.cpp",          # the L2 flush and the persisting-L2 reset
     "workbench/library/decision.cpp",           # labels and the decision rule

@@ -12,8 +12,7 @@
 // release to the next the runner may use at most `threads` x the sample (+ a small slack), and
 // while it waits for a command (between requests, and before the first call of a batch) almost
 // nothing. The strict seccomp filter kills the runner on any new process, so no other process's
-// CPU time can hide work. docs/security.md lists what is left. The runner's threads are read in
-// /proc (runner_thread_state.hpp).
+// CPU time can hide work. docs/security.md lists what is left.
 #include <fcntl.h>
 #include <sched.h>
 #include <poll.h>
@@ -30,8 +29,8 @@
 
 #include "eval/cpu_placement.hpp"
 #include "eval/runner_client.hpp"
-#include "eval/runner_thread_state.hpp"
 #include "eval/runner_timing_util.hpp"
+#include "eval/thread_sched.hpp"
 #include "launcher/sandbox.hpp"
 
 #if defined(__x86_64__)
@@ -76,12 +75,32 @@ constexpr int k_excess_strikes = 2;
 constexpr int k_excess_strike_share = 50;
 constexpr int k_max_retakes = 3;  // per sample, when the runner was preempted during its call
 
-using detail::involuntary_switches;
 using detail::monotonic_ns;
+using detail::us;
+
+using detail::involuntary_switches;
+using detail::main_thread_on_cpu;
 using detail::runqueue_wait_ns;
 using detail::sched_times;
-using detail::us;
-using detail::wait_until_off_cpu;
+using detail::SchedTimes;
+
+// Waits, at most k_settle_ns, until the runner's main thread has left its CPU (asleep, waiting
+// for the next command or release): its CPU time is then exact. Only the main thread: a thread
+// the candidate left working must not be waited for, its CPU time is charged where it shows.
+// Past the bound the clock is read anyway.
+constexpr int64_t k_settle_ns = 50'000'000;
+void wait_until_off_cpu(pid_t pid) {
+  const int64_t until = monotonic_ns() + k_settle_ns;
+  for (int polls = 0; main_thread_on_cpu(pid); ++polls) {
+    if (monotonic_ns() > until) return;
+    if (polls < 8) {
+      ::sched_yield();
+    } else {
+      timespec pause{0, 20'000};
+      ::nanosleep(&pause, nullptr);
+    }
+  }
+}
 
 // At most this much of a call's wall time is taken out as waiting: a sample keeps at least 1 %
 // of what the workbench saw (a thread cannot have waited through the whole of its call).

@@ -19,7 +19,7 @@ std::map<std::string, std::string> param_names(const core::Spec& spec) {
 // C++ test that the tensors that are not have it at run time.
 std::string alignment_test(const Target& t, size_t need) {
   std::string bits;
-  for (const auto* tensor : t.spec->tensors_of(*t.variant))  // the variant's: an optional tensor may be absent
+  for (const auto* tensor : t.spec->tensors_of(*t.variant))  // an optional tensor the variant omits is no argument
     if (core::tensor_alignment(*t.spec, t.variant->dtypes.at(tensor->name)) < need)
       bits += fmt::format("{}reinterpret_cast<std::uintptr_t>({})", bits.empty() ? "" : " | ", cxx_name(tensor->name));
   return bits.empty() ? "" : fmt::format("(({}) % {} == 0)", bits, need);

@@ -1,19 +1,16 @@
-// runner_thread_state.hpp: a thread's account in /proc/<pid>/task/<pid>/ (status, schedstat, stat).
-#include "eval/runner_thread_state.hpp"
+#include "eval/thread_sched.hpp"
 
 #include <fcntl.h>
-#include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "eval/runner_timing_util.hpp"
-
 namespace kwb::eval::detail {
 
+// Involuntary context switches of the runner's main thread (the one that calls the kernel), -1
+// when unreadable: a sample during which the thread was preempted measures the machine.
 long involuntary_switches(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/status", int(pid), int(pid));
@@ -27,6 +24,13 @@ long involuntary_switches(pid_t pid) {
   const char* at = std::strstr(buf, "nonvoluntary_ctxt_switches:");
   return at ? std::strtol(at + std::strlen("nonvoluntary_ctxt_switches:"), nullptr, 10) : -1;
 }
+
+// Nanoseconds thread `pid` (the runner's main thread, or this timing thread) has spent runnable
+// but waiting for a CPU (the second field of /proc/<pid>/task/<pid>/schedstat, the scheduler's
+// own account), -1 when unreadable. The scheduler adds a wait when the thread gets the CPU again,
+// so a call's waits are all counted by the time the thread answers "done" (and this thread's by
+// the time it has read the answer).
+int64_t runqueue_wait_ns(pid_t pid) { return sched_times(pid).wait_ns; }
 
 SchedTimes sched_times(pid_t pid) {
   char path[64];
@@ -43,6 +47,8 @@ SchedTimes sched_times(pid_t pid) {
   return {int64_t(run), int64_t(wait)};
 }
 
+// True while the runner's main thread (the one that takes commands and calls the kernel) is
+// running or runnable ('R' in /proc/<pid>/task/<pid>/stat).
 bool main_thread_on_cpu(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", int(pid), int(pid));
@@ -55,24 +61,6 @@ bool main_thread_on_cpu(pid_t pid) {
   buf[n] = 0;
   const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
   return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
-}
-
-int64_t runqueue_wait_ns(pid_t pid) { return sched_times(pid).wait_ns; }
-
-// The bound of the wait (runner_thread_state.hpp says 50 ms).
-constexpr int64_t k_settle_ns = 50'000'000;
-
-void wait_until_off_cpu(pid_t pid) {
-  const int64_t until = monotonic_ns() + k_settle_ns;
-  for (int polls = 0; main_thread_on_cpu(pid); ++polls) {
-    if (monotonic_ns() > until) return;
-    if (polls < 8) {
-      ::sched_yield();
-    } else {
-      timespec pause{0, 20'000};
-      ::nanosleep(&pause, nullptr);
-    }
-  }
 }
 
 }  // namespace kwb::eval::detail
