@@ -24,6 +24,22 @@ constexpr double k_tensor_idle_pct = 1;
 
 std::string pct(double v) { return fmt::format("{:.0f} %", v); }
 
+std::string grouped(int64_t n) {  // 130023424 -> "130,023,424"
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string bytes(int64_t n) {
+  if (n >= 1'000'000'000) return fmt::format("{:.1f} GB", double(n) / 1e9);
+  if (n >= 1'000'000) return fmt::format("{:.1f} MB", double(n) / 1e6);
+  if (n >= 1'000) return fmt::format("{:.1f} kB", double(n) / 1e3);
+  return fmt::format("{} bytes", n);
+}
+
 // What a warp stalled for `reason` waits on (ncu's Kernel Profiling Guide, in a few words).
 std::string_view stall_meaning(std::string_view reason) {
   struct Meaning {
@@ -101,9 +117,10 @@ void occupancy(const core::KernelProfile& p, std::vector<std::string>& out) {
     s += ", limited by " + (p.occupancy_limiter == "shared_memory" ? std::string("shared memory") : p.occupancy_limiter);
     if (p.occupancy_limiter == "registers")
       s += p.registers_per_thread
-               ? fmt::format(" ({} per thread): keep fewer values live, or cap them with __launch_bounds__",
+               ? fmt::format(" ({} per thread): keep fewer values live per thread, or cap them with __launch_bounds__ if the "
+                             "spills stay small",
                              *p.registers_per_thread)
-               : ": keep fewer values live, or cap them with __launch_bounds__";
+               : ": keep fewer values live per thread, or cap them with __launch_bounds__ if the spills stay small";
     else if (p.occupancy_limiter == "shared_memory")
       s += ": less shared memory per block (smaller tiles) fits more blocks per SM";
     else if (p.occupancy_limiter == "blocks")
@@ -114,12 +131,12 @@ void occupancy(const core::KernelProfile& p, std::vector<std::string>& out) {
 }
 
 void spills(const core::KernelProfile& p, std::vector<std::string>& out) {
-  int64_t bytes = p.local_load_bytes.value_or(0) + p.local_store_bytes.value_or(0);
-  if (bytes <= 0) return;
+  int64_t total = p.local_load_bytes.value_or(0) + p.local_store_bytes.value_or(0);
+  if (total <= 0) return;
   std::string regs = p.registers_per_thread ? fmt::format(" at {} registers per thread", *p.registers_per_thread) : "";
-  out.push_back(fmt::format("{} bytes of local-memory traffic{} (register spills or stack arrays): keep fewer values "
-                            "live or index arrays with compile-time constants",
-                            bytes, regs));
+  out.push_back(fmt::format("{} of local-memory traffic{} (register spills or stack arrays): keep fewer values "
+                            "live (smaller tiles, less unrolling) or index arrays with compile-time constants",
+                            findings::bytes(total), regs));
 }
 
 void bank_conflicts(const core::KernelProfile& p, std::vector<std::string>& out) {
@@ -132,8 +149,8 @@ void bank_conflicts(const core::KernelProfile& p, std::vector<std::string>& out)
       if (ideal > 0 && double(*conflicts) / double(ideal) < k_conflict_share) return;  // a few, not a pattern
       if (ideal > 0) ways = fmt::format(" ({:.1f}-way on average)", double(*wavefronts) / double(ideal));
     }
-    out.push_back(fmt::format("{} shared-memory bank conflicts on {}{}: pad or swizzle the shared array", *conflicts,
-                              what, ways));
+    out.push_back(fmt::format("{} shared-memory bank conflicts on {}{}: pad or swizzle the shared array",
+                              grouped(*conflicts), what, ways));
   };
   check(p.shared_load_bank_conflicts, p.shared_load_wavefronts, "loads");
   check(p.shared_store_bank_conflicts, p.shared_store_wavefronts, "stores");
@@ -150,7 +167,9 @@ void top_stall(const core::KernelProfile& p, std::vector<std::string>& out) {
 
 void tensor_pipes(const core::KernelProfile& p, std::vector<std::string>& out) {
   if (!p.tensor_pipe_pct || *p.tensor_pipe_pct >= k_tensor_idle_pct) return;
-  if (!p.sm_sol_pct || *p.sm_sol_pct < k_memory_heavy_pct) return;  // not busy computing: the pipes are beside the point
+  // Only a kernel bound by its math: elsewhere the tensor pipes are beside the point.
+  if (!p.sm_sol_pct || *p.sm_sol_pct < k_compute_bound_pct) return;
+  if (p.memory_sol_pct && *p.memory_sol_pct >= *p.sm_sol_pct) return;
   out.push_back(fmt::format("the tensor pipes are idle ({}) while the SM is busy at {}: if the work is matrix "
                             "products, mma/wgmma would take it",
                             pct(*p.tensor_pipe_pct), pct(*p.sm_sol_pct)));
