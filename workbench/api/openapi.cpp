@@ -119,6 +119,13 @@ const std::vector<RouteDoc>& table() {
        {}, "", false,
        {{200, "OK", "", "application/json"},
         {404, "not_found (no such candidate), no_artifact (no comparison timed, pending, or not stored)", "Error", ""}}},
+      {"get", "/v1/candidates/{id}/artifacts/ncu", "agent",
+       "Nsight Compute's raw reports of the candidate's profile pass (kwb.ncu.v1: per bench workload its config and "
+       "ncu's CSV of the raw page); verdict.profile.report_sha256 names them",
+       {}, "", false,
+       {{200, "OK", "", "application/json"},
+        {404, "not_found (no such candidate), no_artifact (no profile asked for, none taken: its status and reason "
+              "say why, or not stored)", "Error", ""}}},
       {"post", "/v1/candidates/{id}/profile", "agent",
        "Evaluate the candidate again as a new candidate of the calling token with \"profile\": true and parent {id} "
        "(a separate pass: the first verdict stays as it was); its verdict's profile says what came of it",

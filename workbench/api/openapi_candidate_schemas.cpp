@@ -104,7 +104,7 @@ json verdict_schema() {
                        {"vs_incumbent", or_null(number())},
                        {"vs_baseline", or_null(number())},
                        {"comparison", or_null(ref("Comparison"))},
-                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[] (docs/verdict.md \"Feedback\")"}})},
+                       {"feedback", or_null({{"type", "object"}, {"description", "bench, timed: config, intensity, roofline[], profile[] (Nsight Compute, when asked: docs/profiles.md) (docs/verdict.md \"Feedback\")"}})},
                        {"config_times",
                         {{"type", "array"},
                          {"description", "bench, several tunable configs: each timed round-robin, the winner chosen "
@@ -126,10 +126,23 @@ json verdict_schema() {
               {"diagnostics", arr(diagnostic)},
               {"workloads", arr(workload)},
               {"compiler_facts", arr({{"type", "object"}, {"description", "cuda forms, per config: kernels[] with registers, spills, shared memory, occupancy[], instructions (PTX), sass (SASS mix), runner; sass_sha256/sass_tool/sass_note (docs/verdict.md \"Compiler facts\")"}})},
-              {"profile", or_null(obj({{"status", str_enum({"no_device", "not_applicable", "skipped", "unavailable"})},
-                                       {"reason", str()}}))},
+              {"profile", or_null(obj({{"status", str_enum({"measured", "failed", "no_device", "not_applicable",
+                                                            "skipped", "unavailable"})},
+                                       {"reason", str()},
+                                       {"ms", number()},
+                                       {"report_sha256", or_null(str())}},
+                                      {"ms", "report_sha256"}))},  // verdicts before profile passes had neither
+              {"sanitizer",
+               or_null(obj({{"status", str_enum({"clean", "findings", "failed", "unavailable"})},
+                            {"reason", str()},
+                            {"workload", str()},
+                            {"config", str()},
+                            {"ms", number()},
+                            {"runs", arr({{"type", "object"},
+                                          {"description", "per tool: tool, status, error_count, warning_count, "
+                                                          "findings[], reason (docs/profiles.md \"Sanitizer\")"}})}}))},
               {"summary", ref("VerdictSummary")}},
-             {"compiler_facts", "profile"});  // verdicts stored before issue 19 have neither
+             {"compiler_facts", "profile", "sanitizer"});  // verdicts stored before issue 19 have neither
 }
 
 json candidate_schema() {

@@ -98,6 +98,34 @@ void samples(const httplib::Request& req, httplib::Response& res, ApiContext& ct
   res.set_content(*data, "application/json");
 }
 
+// GET /v1/candidates/{id}/artifacts/ncu: Nsight Compute's raw reports of its profile pass
+// (kwb.ncu.v1: per bench workload, ncu's CSV of the raw page), as verdict.profile names them.
+void ncu_report(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent)) return;
+  if (!only_known_params(req, res, {})) return;
+  std::string id = req.matches[1];
+  auto rec = store::CandidateRepository(ctx.db).find(id);
+  if (!rec) return send_failure(res, rec.error());
+  if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
+  const auto& v = (*rec)->verdict;
+  const nlohmann::json profile = v.is_object() ? v.value("profile", nlohmann::json()) : nlohmann::json();
+  if (!profile.is_object())
+    return send_error(res, 404, "no_artifact",
+                      "candidate " + id + " has no profile (" + (v.is_null() ? "no verdict yet" : "none was asked for") +
+                          "): ask for one with POST /v1/candidates/" + id + "/profile");
+  const std::string sha = profile.contains("report_sha256") && profile["report_sha256"].is_string()
+                              ? profile["report_sha256"].get<std::string>()
+                              : "";
+  if (sha.empty())
+    return send_error(res, 404, "no_artifact",
+                      "candidate " + id + " has no Nsight Compute report: its profile is " +
+                          profile.value("status", std::string("?")) + " (" + profile.value("reason", std::string()) + ")");
+  auto data = ctx.objects.get(sha);
+  if (!data) return send_error(res, 404, "no_artifact", "the ncu report of " + id + " is not stored: " + data.error().what());
+  res.status = 200;
+  res.set_content(*data, "application/json");
+}
+
 // The submitted source, as stored (text/plain): what the review page shows diagnostics against.
 void source(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
   if (!guard(req, res, ctx, Role::agent)) return;
@@ -119,6 +147,7 @@ void add_artifact_routes(Router& svr, ApiContext& ctx) {
   for (const char* kind : {"ptx", "cubin", "sass"})
     svr.Get(std::string("/v1/candidates/{id}/artifacts/") + kind,
             [&ctx, kind = std::string(kind)](const httplib::Request& q, httplib::Response& s) { artifact(q, s, ctx, kind); });
+  svr.Get("/v1/candidates/{id}/artifacts/ncu", [&ctx](const httplib::Request& q, httplib::Response& s) { ncu_report(q, s, ctx); });
   for (const char* kind : {"samples", "blocks"})
     svr.Get(std::string("/v1/candidates/{id}/artifacts/") + kind,
             [&ctx, kind = std::string(kind)](const httplib::Request& q, httplib::Response& s) { samples(q, s, ctx, kind); });

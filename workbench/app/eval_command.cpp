@@ -156,7 +156,9 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
       return measure_library_kernel(factory, like, k);
     });
   }
-  if (a.profile) verdict.profile = eval::profile_outcome(verdict.backend, std::string(core::status_name(verdict.status)));
+  // The evaluation's profile pass says what came of it; else why none was taken.
+  if (a.profile && !verdict.profile)
+    verdict.profile = eval::profile_outcome(verdict.backend, std::string(core::status_name(verdict.status)));
   if (a.json)
     std::cout << core::to_json(verdict).dump(2) << "\n";
   else

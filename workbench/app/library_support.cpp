@@ -144,6 +144,7 @@ exec::EvaluationFactory evaluation_factory(const spec::Catalog& specs, eval::Eva
       return util::fail("op", "unknown op '" + rec.op + "'" +
                                   (rec.spec_version > 0 ? " at spec version " + std::to_string(rec.spec_version) : ""));
     core::Candidate cand{rec.id, rec.op, rec.variant, rec.backend, source, rec.source_name, rec.flags, rec.note};
+    cand.profile = rec.profile;  // a profile pass after the timing (docs/profiles.md)
     const auto form = core::parse_backend(rec.backend);
     if (form == core::Backend::cpu)
       return std::unique_ptr<eval::Evaluation>(

@@ -62,6 +62,7 @@ util::Result<store::CandidateRecord> worker_candidate_of(const nlohmann::json& j
     rec.note = c.value("note", "");
     rec.spec_version = c.value("spec_version", 0);
     rec.device_class = c.value("device_class", "");
+    rec.profile = c.value("profile", false);
   } catch (const std::exception& e) {
     return util::fail("job", std::string("job.json: ") + e.what());
   }

@@ -108,7 +108,8 @@ util::Result<NvccToolchain> NvccToolchain::detect(const std::string& nvcc) {
 }
 
 std::vector<std::string> NvccToolchain::base_flags(const std::string& arch) const {
-  return {"-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17", "--gpu-architecture=" + arch};
+  // -lineinfo as for NVRTC (build/nvrtc_compiler.cpp): sanitizer reports name the line.
+  return {"-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17", "-lineinfo", "--gpu-architecture=" + arch};
 }
 
 std::vector<std::string> NvccToolchain::command(const std::vector<std::string>& extra_flags,
@@ -121,7 +122,8 @@ std::vector<std::string> NvccToolchain::command(const std::vector<std::string>& 
   // ptxas's report of registers, spills and shared memory per kernel (compiler_facts.hpp).
   argv.insert(argv.end(), {"-Xptxas", "-v"});
   argv.insert(argv.end(), {"-o", std::string("/job/") + k_object, std::string("/job/") + k_source});
-  for (const auto& f : extra_flags) argv.push_back(f);
+  for (const auto& f : extra_flags)
+    if (f != "-lineinfo") argv.push_back(f);  // always on (base_flags)
   if (!launcher_libraries(extra_flags).empty()) {
     // Added here, never by the candidate: the .so finds cuBLAS in this toolkit inside the run
     // sandbox. RUNPATH (new dtags) rather than RPATH, on every distribution alike.

@@ -46,7 +46,9 @@ std::vector<std::string> NvrtcCompiler::base_options() const {
   // that the sandbox need not see.
   std::error_code ec;
   auto include = std::filesystem::canonical(m_opt.cuda_include, ec);
-  return {"--gpu-architecture=" + m_opt.arch, "-std=c++17",
+  // -lineinfo: line tables only (no change to the code made), so that compute-sanitizer and Nsight
+  // Compute name source lines of the very cubin that was timed (docs/profiles.md).
+  return {"--gpu-architecture=" + m_opt.arch, "-std=c++17", "-lineinfo",
           "--include-path=" + (ec ? m_opt.cuda_include : include).string()};
 }
 
@@ -155,7 +157,8 @@ util::Result<std::vector<CudaCompileResult>> NvrtcCompiler::compile_all(const st
     // where compiler_facts.cpp reads it (not part of identity(): it does not change the code).
     options[i].push_back("--ptxas-options=-v");
     for (const auto& d : reqs[i].defines) options[i].push_back(d);
-    for (const auto& f : reqs[i].extra_flags) options[i].push_back(f);
+    for (const auto& f : reqs[i].extra_flags)
+      if (f != "-lineinfo" && f != "--generate-line-info") options[i].push_back(f);  // always on (base_options)
     auto v = version();
     if (!v) return std::unexpected(v.error());
     keys[i] = cubin_key(*v, m_opt.arch, options[i], k_program_name, reqs[i].source);

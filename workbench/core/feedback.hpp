@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/profile.hpp"
+
 namespace kwb::core {
 
 // Counts of PTX instructions of one kernel that tell how it moves data and whether it uses the
@@ -98,16 +100,39 @@ struct WorkloadFeedback {
   std::string config;                  // the config whose time the workload reports ("default")
   std::optional<double> intensity;     // flops per byte of the spec's roofline (null: no bytes)
   std::vector<RooflinePosition> roofline;
+  // Nsight Compute's profile of the config's kernels on this workload (docs/profiles.md), one per
+  // profiled launch; empty unless a profile was asked for and taken.
+  std::vector<KernelProfile> profile;
 };
 
 // A profile asked for with "profile": true (docs/verdict.md "Profiles"): whether it was taken and
-// why not. `status`: "no_device" | "not_applicable" (cpu) | "skipped" (the candidate did not get
-// to timing) | "unavailable" (no Nsight Compute run path on this machine yet).
+// why not. `status`: "measured" (each bench workload's feedback.profile holds it) | "failed" (ncu
+// ran but gave nothing usable: `reason`) | "no_device" | "not_applicable" (cpu) | "skipped" (the
+// candidate did not get to timing) | "unavailable" (no Nsight Compute on this machine).
 struct ProfileOutcome {
   std::string status;
   std::string reason;
+  double ms = 0;               // the profile pass, every workload (0: none ran)
+  std::string report_sha256;   // ncu's raw reports, stored (GET .../artifacts/ncu); "" when not kept
+  std::string report;          // not in JSON: the raw reports until the daemon stores them
 };
 
+// compute-sanitizer's runs of a CUDA candidate (docs/profiles.md "Sanitizer"): memcheck, then
+// racecheck and synccheck where its kernels use shared memory or barriers, then initcheck, on one
+// workload and config (the first failing one after a crash, a wrong result or a hang). Its
+// findings are also the verdict's diagnostics[]; the verdict's status stays what the checks found.
+// `status`: "clean" (every tool ran and found nothing) | "findings" | "failed" (a tool did not run
+// to its end: `reason`) | "unavailable" (no compute-sanitizer or no device).
+struct SanitizerOutcome {
+  std::string status;
+  std::string reason;
+  std::string workload, config;
+  double ms = 0;  // every tool's run together
+  std::vector<SanitizerRun> runs;
+};
+
+nlohmann::json to_json(const SanitizerOutcome& s);
+SanitizerOutcome sanitizer_outcome_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const ConfigFacts& f);
 nlohmann::json to_json(const ProfileOutcome& p);
 ProfileOutcome profile_outcome_from_json(const nlohmann::json& j);

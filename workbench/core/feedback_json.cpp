@@ -117,11 +117,35 @@ J to_json(const ConfigFacts& f) {
   return j;
 }
 
-J to_json(const ProfileOutcome& p) { return {{"status", p.status}, {"reason", p.reason}}; }
+J to_json(const ProfileOutcome& p) {
+  return {{"status", p.status}, {"reason", p.reason}, {"ms", p.ms},
+          {"report_sha256", p.report_sha256.empty() ? J(nullptr) : J(p.report_sha256)}};
+}
 
 ProfileOutcome profile_outcome_from_json(const J& j) {
   if (!j.is_object()) return {};
-  return {text(j, "status"), text(j, "reason")};
+  return {text(j, "status"), text(j, "reason"), number(j, "ms"), text(j, "report_sha256"), {}};
+}
+
+J to_json(const SanitizerOutcome& s) {
+  J runs = J::array();
+  for (const auto& r : s.runs) runs.push_back(to_json(r));
+  return {{"status", s.status}, {"reason", s.reason}, {"workload", s.workload}, {"config", s.config},
+          {"ms", s.ms}, {"runs", runs}};
+}
+
+SanitizerOutcome sanitizer_outcome_from_json(const J& j) {
+  SanitizerOutcome s;
+  if (!j.is_object()) return s;
+  s.status = text(j, "status");
+  s.reason = text(j, "reason");
+  s.workload = text(j, "workload");
+  s.config = text(j, "config");
+  s.ms = number(j, "ms");
+  const J& runs = member(j, "runs");
+  if (runs.is_array())
+    for (const auto& r : runs) s.runs.push_back(sanitizer_run_from_json(r));
+  return s;
 }
 
 J to_json(const WorkloadFeedback& f) {
@@ -134,7 +158,9 @@ J to_json(const WorkloadFeedback& f) {
                      {"bound", r.bound},
                      {"pct_of_roof", r.pct_of_roof},
                      {"headroom_pct", r.headroom_pct}});
-  return {{"config", f.config}, {"intensity", json_or_null(f.intensity)}, {"roofline", roofs}};
+  J profile = J::array();
+  for (const auto& p : f.profile) profile.push_back(to_json(p));
+  return {{"config", f.config}, {"intensity", json_or_null(f.intensity)}, {"roofline", roofs}, {"profile", profile}};
 }
 
 ConfigFacts config_facts_from_json(const J& j) {
@@ -217,6 +243,9 @@ WorkloadFeedback workload_feedback_from_json(const J& j) {
                                             opt_number(r, "ridge_intensity"), text(r, "bound"),
                                             number(r, "pct_of_roof"), number(r, "headroom_pct")});
     }
+  const J& profile = member(j, "profile");
+  if (profile.is_array())
+    for (const auto& p : profile) f.profile.push_back(kernel_profile_from_json(p));
   return f;
 }
 

@@ -178,6 +178,8 @@ struct Verdict {
   std::vector<ConfigFacts> compiler_facts;
   // Asked for with "profile": true: whether a profile was taken and why not (absent: not asked).
   std::optional<ProfileOutcome> profile;
+  // compute-sanitizer's runs (core/feedback.hpp SanitizerOutcome); absent: none ran.
+  std::optional<SanitizerOutcome> sanitizer;
   Summary summary;
 };
 

@@ -103,6 +103,7 @@ nlohmann::json to_json(const Verdict& v) {
   j["compiler_facts"] = nlohmann::json::array();
   for (const auto& f : v.compiler_facts) j["compiler_facts"].push_back(to_json(f));
   j["profile"] = v.profile ? to_json(*v.profile) : nlohmann::json(nullptr);
+  j["sanitizer"] = v.sanitizer ? to_json(*v.sanitizer) : nlohmann::json(nullptr);
   j["summary"] = {{"geomean_vs_incumbent", opt(v.summary.geomean_vs_incumbent)},
                   {"geomean_vs_baseline", opt(v.summary.geomean_vs_baseline)},
                   {"beats_incumbent", opt(v.summary.beats_incumbent)},

@@ -135,6 +135,7 @@ util::Result<Verdict> verdict_from_json(const J& j) {
   if (j.contains("compiler_facts") && j["compiler_facts"].is_array())
     for (const auto& f : j["compiler_facts"]) v.compiler_facts.push_back(config_facts_from_json(f));
   if (j.contains("profile") && j["profile"].is_object()) v.profile = profile_outcome_from_json(j["profile"]);
+  if (j.contains("sanitizer") && j["sanitizer"].is_object()) v.sanitizer = sanitizer_outcome_from_json(j["sanitizer"]);
   if (j.contains("summary") && j["summary"].is_object()) {
     const J& s = j["summary"];
     v.summary.geomean_vs_incumbent = opt_num(s, "geomean_vs_incumbent");

@@ -7,6 +7,7 @@
 // its device, toolchain, runner session and the stages themselves.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,6 +148,17 @@ class BasicEvaluation : public Evaluation {
   bool m_decided = false;
   std::chrono::steady_clock::time_point m_start;
   std::shared_ptr<BenchTimer> m_bench_timer;  // set_bench_timer(); null: each workload timed alone
+  // The first workload a config of the candidate failed on (a crash, a wrong result, a hang):
+  // where a backend's tools look for the cause (the CUDA sanitizer pass).
+  struct Failing {
+    const core::Workload* workload = nullptr;
+    size_t config = 0;
+    bool bench = false;
+  };
+  std::optional<Failing> m_first_failing;
+  void note_failing(const core::Workload& w, size_t config, bool bench) {
+    if (!m_first_failing) m_first_failing = Failing{&w, config, bench};
+  }
 
  private:
   std::unique_ptr<TimingSubject> make_timing_subject(const std::string& who);

@@ -114,6 +114,7 @@ bool CudaEvaluation::validate() {
                                               m_configs.size()));
   bool ok = start_runner() && open_gpu_reference() && run_tests();
   m_verdict.summary.stage_ms["validate"] = ms_since(t);
+  if (!ok) sanitize_first_failure();  // where it went wrong (docs/profiles.md "Sanitizer")
   if (ok) emit(Stage::validate, true);
   return ok;
 }
@@ -123,6 +124,7 @@ bool CudaEvaluation::benchmark() {
   emit(Stage::benchmark, false);
   bool ok = run_bench();
   m_verdict.summary.stage_ms["benchmark"] = ms_since(t);
+  if (!ok) sanitize_first_failure();
   if (m_runner) {
     m_verdict.summary.stage_ms["runner"] = m_runner->busy_ms();  // validate + benchmark
     for (const auto& [kind, ms] : m_runner->busy_by_kind()) m_verdict.summary.stage_ms["runner_" + kind] = ms;
@@ -133,6 +135,8 @@ bool CudaEvaluation::benchmark() {
   m_verdict.summary.stage_ms["inputs"] = m_trusted.inputs_ms;
   m_verdict.summary.stage_ms["reference_wait"] = m_trusted.reference_wait_ms;
   m_verdict.summary.stage_ms["checks"] = m_trusted.checks_ms;
+  // A profile asked for: a pass of its own after the timing (docs/profiles.md).
+  if (ok && m_cand.profile) profile_bench_workloads();
   // The session stays open: the decide stage may time it against the incumbent (timing_subject()).
   if (ok) emit(Stage::benchmark, true);
   return ok;

@@ -24,6 +24,7 @@
 #include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
 #include "eval/runner_client.hpp"
+#include "eval/tool_pass.hpp"
 
 namespace kwb::eval {
 
@@ -37,6 +38,15 @@ struct CudaOptions {
   // SASS (build/disassembler.hpp): "" for the toolkit's nvdisasm/cuobjdump, "off" for none, or a path.
   std::string disassembler;
   std::string clock = "cupti";         // "cupti" | "events" (docs/cuda.md "Timing")
+};
+
+// What one run under a tool came to (CudaEvaluation::run_under_tool).
+struct ToolRun {
+  bool ran = false;                  // the tool ran and left its report
+  std::string reason;                // why not
+  std::string report;                // the report's text
+  std::optional<CheckFailure> call;  // how the candidate's call failed under the tool, if it did
+  double ms = 0;                     // the whole pass: sandbox, tool, driver, the call
 };
 
 class CudaEvaluation : public BasicEvaluation {
@@ -85,6 +95,17 @@ class CudaEvaluation : public BasicEvaluation {
   virtual bool may_time_with_cupti() const { return true; }
 
   std::string arch() const;
+  // One call of config `c` on `w` (test workload: placed at its spec's alignment as validation
+  // placed it; bench: aligned) in a session of its own that `tool` wraps; the verdict and the
+  // evaluation's session are left as they were (cuda_tool_pass.cpp).
+  ToolRun run_under_tool(const ToolInvocation& tool, const core::Workload& w, size_t c, bool bench);
+  // The profile pass (cuda_profile_pass.cpp): each timed bench workload's chosen config under
+  // Nsight Compute; sets verdict.profile and the workloads' feedback.profile.
+  void profile_bench_workloads();
+  // The sanitizer pass (cuda_sanitizer_pass.cpp): after a crash, a wrong result or a hang, the
+  // first failing workload and config under compute-sanitizer; sets verdict.sanitizer and adds
+  // its reports to diagnostics[]. Nothing when the verdict is another.
+  void sanitize_first_failure();
   std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
 
   CudaOptions m_cuda;

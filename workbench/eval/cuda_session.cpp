@@ -32,6 +32,8 @@ util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOpti
   if (!opt.visible_device.empty()) cfg.env.emplace_back("CUDA_VISIBLE_DEVICES", opt.visible_device);
   cfg.cpu_seconds = 3600;  // over the session; the runner sleeps (blocking sync) while kernels run
   if (!opt.driver.empty()) cfg.binds.push_back({opt.driver.parent_path(), "/kwb/driver"});
+  cfg.tool_argv = opt.tool_argv;
+  cfg.binds.insert(cfg.binds.end(), opt.tool_binds.begin(), opt.tool_binds.end());
   auto runner = RunnerSession::start(cfg, *s->arena);
   if (!runner) return std::unexpected(runner.error());
   s->runner = std::move(*runner);

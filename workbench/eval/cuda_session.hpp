@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +36,10 @@ struct GpuSessionOptions {
   // The GPU's key (CudaDevice::key), naming its gate (eval/device_gate.hpp); "" = not bound to one
   // GPU, no gate.
   std::string device_key;
+  // A tool wrapping the runner (RunnerConfig::tool_argv; eval/tool_pass.hpp) and what it needs
+  // bound read-only besides /usr (host path, inside path): e.g. /opt, where Nsight Compute lives.
+  std::vector<std::string> tool_argv;
+  std::vector<std::pair<std::filesystem::path, std::string>> tool_binds;
 };
 
 struct GpuSession {

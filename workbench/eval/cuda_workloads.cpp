@@ -115,6 +115,7 @@ bool CudaEvaluation::run_bench() {
       if (!f) f = h.check_determinism(m_seeds.next());
       if (f) {
         res.correct = false;
+        note_failing(w, c, true);
         return fail_check({f->status, f->reason + label});
       }
     }

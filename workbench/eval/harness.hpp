@@ -66,6 +66,11 @@ class WorkloadHarness {
   std::optional<std::string> cross_check(Reference& other, const std::string& other_name);
   // Poisons outputs, arms guards, calls the kernel once and verifies.
   std::optional<CheckFailure> run_and_verify(uint64_t guard_seed, unsigned char poison = 0xff);
+  // A tool's pass (eval/tool_pass.hpp): the next load_inputs computes no expected outputs, and
+  // run_unverified() calls the kernel once on them (outputs poisoned, guards armed) and reports
+  // only how the call itself failed, if it did. Before load_inputs.
+  void skip_reference(bool on) { m_skip_reference = on; }
+  std::optional<CheckFailure> run_unverified(uint64_t guard_seed);
   // Runs again on the same inputs: outputs must be identical (or within tolerance when the spec
   // allows nondeterminism).
   std::optional<CheckFailure> check_determinism(uint64_t guard_seed);
@@ -94,6 +99,8 @@ class WorkloadHarness {
                                              const std::map<std::string, std::vector<double>>* doubles,
                                              unsigned char poison) const;
   std::optional<CheckFailure> await_reference();  // how the reference failed, if it did
+  // Inout tensors from their inputs, outputs poisoned, guards armed, one call: how it failed.
+  std::optional<CheckFailure> call_once(uint64_t guard_seed, unsigned char poison);
   size_t output_bytes() const;                     // bytes of the out and inout tensors
 
   const core::Spec& m_spec;
@@ -119,6 +126,7 @@ class WorkloadHarness {
   bool m_overlap = false;
   bool m_least_aligned = false;  // place_at_least_alignment
   bool m_have_expected = true;  // false after adopt_inputs without the expected outputs
+  bool m_skip_reference = false;  // skip_reference
   TrustedTimes* m_times = nullptr;
   std::future<util::Result<void>> m_reference_done;
   std::optional<CheckFailure> m_reference_failure;  // sticky: these inputs have no expected outputs

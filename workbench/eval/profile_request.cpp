@@ -17,8 +17,8 @@ core::ProfileOutcome profile_outcome(const std::string& backend, const std::stri
     return {"skipped", "the candidate's verdict is " + status +
                            ": profiles are taken of the bench workloads of a candidate that passed its checks"};
   return {"unavailable",
-          "this workbench does not run Nsight Compute yet (docs/verdict.md \"Profiles\"): the verdict's compiler "
-          "facts and roofline position are the feedback there is; the timed figures are not affected"};
+          "the evaluation took no profile (a comparison run again after a restart, or a verdict of a workbench "
+          "without the profile pass: docs/profiles.md); ask again with `kwb profile ID`"};
 }
 
 }  // namespace kwb::eval

@@ -103,17 +103,23 @@ util::Result<std::unique_ptr<RunnerSession>> RunnerSession::start(const RunnerCo
   // Candidate code gets the strict filter, in the CPU and the GPU runner alike (a cuda-launcher's
   // host code runs there; the CUDA driver and CUPTI were checked under it on the H200): a refused
   // call or a new process is a verdict (docs/security.md).
-  req.profile.strict_seccomp = true;
+  req.profile.strict_seccomp = cfg.tool_argv.empty();  // a tool starts the runner: processes allowed
+  if (!cfg.tool_argv.empty()) {
+    req.profile.max_processes += 256;  // the tool's own processes and threads
+    req.profile.job_writable = true;   // the tool's report
+  }
   req.profile.decoys = sandbox::candidate_decoys();  // and an open of a host secret's path is one too
   // Idle OpenMP threads sleep instead of spinning: every CPU cycle of the runner outside a timed
   // call counts against the candidate (runner_client_timing.cpp).
   req.env = {{"PATH", "/usr/bin"}, {"LANG", "C"}, {"OMP_NUM_THREADS", std::to_string(cfg.threads)},
              {"OMP_WAIT_POLICY", "PASSIVE"}};
+  if (!cfg.tool_argv.empty()) req.env.insert(req.env.end(), {{"HOME", "/tmp"}, {"TMPDIR", "/tmp"}});
   req.env.insert(req.env.end(), cfg.env.begin(), cfg.env.end());
   req.inherit_fds = {cmd[0], reply[1], arena.fd(), go[0], done[1]};
   std::string fds = std::to_string(cmd[0]) + "," + std::to_string(reply[1]) + "," + std::to_string(arena.fd());
   for (int fd : {go[0], done[1]}) fds.append(",").append(std::to_string(fd));
-  req.argv = {"/kwb/kwb-runner", "--fds", fds};
+  req.argv = cfg.tool_argv;
+  req.argv.insert(req.argv.end(), {"/kwb/kwb-runner", "--fds", fds});
   auto proc = sandbox::spawn(req);
   close_inside_ends();
   if (!proc) return std::unexpected(proc.error());

@@ -60,6 +60,11 @@ struct RunnerConfig {
   // With gpu: the GPU's gate (eval/device_gate.hpp), held by every command's round trip; null:
   // nothing else in the process shares the device.
   std::shared_ptr<DeviceGate> gate;
+  // A tool that wraps the runner inside the sandbox (Nsight Compute, compute-sanitizer:
+  // eval/tool_pass.hpp): its argv before the runner's own; the tool starts the runner as its child,
+  // so the session is given the ordinary seccomp filter (new processes allowed), room for the
+  // tool's processes and a writable /job for its report. Empty: the runner runs alone.
+  std::vector<std::string> tool_argv;
 };
 
 class RunnerSession {

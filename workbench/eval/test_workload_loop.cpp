@@ -68,6 +68,7 @@ bool BasicEvaluation::run_tests() {
         if (!f) f = h.check_determinism(m_seeds.next());
         if (!f) continue;
         res.correct = false;
+        note_failing(w, c, false);
         if (f->status != core::Status::incorrect) return fail_check({f->status, f->reason + label});
         wrong.push_back({output_elements(h), f->reason + label});
         break;

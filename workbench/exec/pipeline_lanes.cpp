@@ -104,6 +104,7 @@ void Pipeline::finish_device(Job& job, core::Verdict v, bool compare) {
   const std::string& id = job.rec.id;
   v.candidate = id;
   keep_samples(m_objects, v);
+  keep_profile_report(m_objects, v);
   auto source = m_objects.get(job.rec.source_sha256);
   if (!compare || !m_cfg.judge || !source) {
     if (m_cfg.judge && source && v.summary.decision) m_cfg.judge->decided(job.rec, *source, v);

@@ -28,6 +28,15 @@ void keep_samples(store::ObjectStore& objects, core::Verdict& v) {
   v.summary.samples_sha256 = put(objects, {{"schema", "kwb.samples.v1"}, {"workloads", workloads}}, v.candidate, "samples");
 }
 
+void keep_profile_report(store::ObjectStore& objects, core::Verdict& v) {
+  if (!v.profile || v.profile->report.empty()) return;
+  if (auto sha = objects.put(v.profile->report))
+    v.profile->report_sha256 = *sha;
+  else  // the verdict stands without it: it says so by naming none
+    spdlog::warn("candidate {}: its ncu report was not stored: {}", v.candidate, sha.error().what());
+  v.profile->report.clear();
+}
+
 void keep_blocks(store::ObjectStore& objects, core::Verdict& v) {
   nlohmann::json workloads = nlohmann::json::array();
   for (const auto& w : v.workloads)

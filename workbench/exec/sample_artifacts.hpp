@@ -11,6 +11,9 @@ namespace kwb::exec {
 
 // Stores the samples of `v`'s timed workloads (none timed: nothing) and names them in `v`.
 void keep_samples(store::ObjectStore& objects, core::Verdict& v);
+// Stores ncu's raw reports of a profile pass (kwb.ncu.v1; GET .../artifacts/ncu) and names them
+// in `v.profile` (none taken: nothing).
+void keep_profile_report(store::ObjectStore& objects, core::Verdict& v);
 // Stores the block pairs of `v`'s comparisons (none compared: nothing) and names them in `v`.
 void keep_blocks(store::ObjectStore& objects, core::Verdict& v);
 

@@ -85,7 +85,7 @@ void SlurmExecutor::run(const store::CandidateRecord& rec, const std::string& so
   nlohmann::json cand = {{"id", rec.id},           {"op", rec.op},         {"variant", rec.variant},
                          {"backend", rec.backend}, {"source", source},     {"source_name", rec.source_name},
                          {"flags", rec.flags},     {"bench", rec.bench},   {"note", rec.note},
-                         {"spec_version", rec.spec_version}, {"device_class", rec.device_class}};
+                         {"spec_version", rec.spec_version}, {"device_class", rec.device_class}, {"profile", rec.profile}};
   nlohmann::json job_json = {{"schema", "kwb.fleet-job.v1"}, {"candidate", cand}, {"attempt", attempt}};
   std::string script = "#!/bin/sh\n# kwb worker for candidate " + rec.id + " (written by kwb serve; docs/fleet.md)\n";
   for (const auto& [k, v] : m_cfg.worker_env) script += "export " + k + "=" + slurm_shell_quote(v) + "\n";
