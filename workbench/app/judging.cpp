@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "library/promotion_gate.hpp"
+
 namespace kwb::app {
 
 library::Policy policy_from(const util::Settings& settings) {
@@ -129,7 +131,11 @@ bool Judging::verdict(const store::CandidateRecord& rec, const std::string& sour
   }
   if (!m_referee) return false;
   auto inc = m_referee->settle(candidate_of(rec, source, v), v, &evaluation);
-  if (!inc) return false;
+  if (!inc) {  // decided without a comparison (no incumbent yet, or it no longer passes): gated alike
+    if (library::needs_sanitizer_gate(v))
+      if (auto s = evaluation.sanitize_for_promotion()) library::apply_sanitizer_gate(v, *s);
+    return false;
+  }
   std::lock_guard lock(m_mutex);
   m_settled[rec.id] = std::move(*inc);
   return true;
@@ -164,14 +170,19 @@ void Judging::compare(const store::CandidateRecord& rec, const std::string& sour
     }
   }
   // One pass where the benchmark stage was timed against this very incumbent.
-  if (paired && paired->incumbent_source() == inc->ref.source_sha256)
-    return m_referee->compare_paired(cand, v, evaluation, *inc, *paired);
-  store::CandidateRecord pinned = rec;
-  pinned.spec_version = v.spec_version;
-  auto on_device = on_device_of(evaluation);
-  m_referee->compare(cand, v, evaluation, *inc, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
-    return prepare_library_kernel(on_device, pinned, k, bench);
-  });
+  if (paired && paired->incumbent_source() == inc->ref.source_sha256) {
+    m_referee->compare_paired(cand, v, evaluation, *inc, *paired);
+  } else {
+    store::CandidateRecord pinned = rec;
+    pinned.spec_version = v.spec_version;
+    auto on_device = on_device_of(evaluation);
+    m_referee->compare(cand, v, evaluation, *inc, [&](const core::Candidate& k, const std::vector<std::string>& bench) {
+      return prepare_library_kernel(on_device, pinned, k, bench);
+    });
+  }
+  // Clean before promotion: a promotable CUDA candidate under compute-sanitizer first.
+  if (library::needs_sanitizer_gate(v))
+    if (auto s = evaluation.sanitize_for_promotion()) library::apply_sanitizer_gate(v, *s);
 }
 
 void Judging::judge(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,

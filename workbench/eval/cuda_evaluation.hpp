@@ -60,6 +60,9 @@ class CudaEvaluation : public BasicEvaluation {
   bool shares_device() const override { return m_device.present && !host_code_in_runner(); }
   void bind_lane(const DeviceLane& lane) override;
   void bind_like(const Evaluation& other) override;
+  // Every config on every test workload under memcheck, racecheck and synccheck (issue 34 point 3:
+  // clean before promotion; cuda_sanitizer_pass.cpp). None without a device.
+  std::optional<core::SanitizerOutcome> sanitize_for_promotion() override;
   std::string bound_device() const override {
     return m_device.present && !m_device.any_of_class ? m_device.key : device_key();
   }
@@ -95,10 +98,16 @@ class CudaEvaluation : public BasicEvaluation {
   virtual bool may_time_with_cupti() const { return true; }
 
   std::string arch() const;
-  // One call of config `c` on `w` (test workload: placed at its spec's alignment as validation
-  // placed it; bench: aligned) in a session of its own that `tool` wraps; the verdict and the
-  // evaluation's session are left as they were (cuda_tool_pass.cpp).
-  ToolRun run_under_tool(const ToolInvocation& tool, const core::Workload& w, size_t c, bool bench);
+  // One call of a config on a workload (test workload: placed at its spec's alignment as
+  // validation placed it; bench: aligned).
+  struct ToolCall {
+    const core::Workload* workload = nullptr;
+    size_t config = 0;
+    bool bench = false;
+  };
+  // `calls` in order in one session of its own that `tool` wraps (stopping at the first that
+  // fails); the verdict and the evaluation's session are left as they were (cuda_tool_pass.cpp).
+  ToolRun run_under_tool(const ToolInvocation& tool, const std::vector<ToolCall>& calls);
   // The profile pass (cuda_profile_pass.cpp): each timed bench workload's chosen config under
   // Nsight Compute; sets verdict.profile and the workloads' feedback.profile.
   void profile_bench_workloads();
@@ -106,6 +115,10 @@ class CudaEvaluation : public BasicEvaluation {
   // first failing workload and config under compute-sanitizer; sets verdict.sanitizer and adds
   // its reports to diagnostics[]. Nothing when the verdict is another.
   void sanitize_first_failure();
+  // `tools` in turn, each wrapping one session that makes `calls`; each command may take
+  // `timeout_ms`. The outcome's workload and config are the caller's to fill.
+  core::SanitizerOutcome run_sanitizers(const std::vector<std::string>& tools, const std::vector<ToolCall>& calls,
+                                        int timeout_ms);
   std::shared_ptr<build::NvrtcCompiler> nvrtc();  // m_compiler, made on first use
 
   CudaOptions m_cuda;

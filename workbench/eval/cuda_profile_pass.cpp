@@ -41,7 +41,7 @@ void CudaEvaluation::profile_bench_workloads() {
     ++asked;
     auto best = m_best_config.find(name);
     const size_t c = best == m_best_config.end() ? 0 : best->second;
-    ToolRun run = run_under_tool(inv, *w, c, true);
+    ToolRun run = run_under_tool(inv, {ToolCall{w, c, true}});
     core::WorkloadResult& res = m_verdict.workloads[i];
     out.ms += run.ms;
     if (!run.ran) {

@@ -29,42 +29,26 @@ bool shares_memory(const std::vector<core::ConfigFacts>& facts, size_t c) {
 
 }  // namespace
 
-void CudaEvaluation::sanitize_first_failure() {
-  const core::Status s = m_verdict.status;
-  if (!m_first_failing || !m_first_failing->workload || !m_device.present ||
-      !(s == core::Status::crashed || s == core::Status::incorrect || s == core::Status::time_limit))
-    return;
-  const core::Workload& w = *m_first_failing->workload;
-  const size_t c = m_first_failing->config;
+core::SanitizerOutcome CudaEvaluation::run_sanitizers(const std::vector<std::string>& tools,
+                                                      const std::vector<ToolCall>& calls, int timeout_ms) {
   core::SanitizerOutcome out;
-  out.workload = w.name;
-  out.config = c < m_configs.size() ? m_configs[c].label() : "";
   ToolBinary tool = find_compute_sanitizer();
   if (!tool.found()) {
     out.status = "unavailable";
     out.reason = tool.missing;
-    m_verdict.sanitizer = std::move(out);
-    return;
+    return out;
   }
-  // A hang hangs under every tool: memcheck alone, and no longer than twice the run timeout.
-  std::vector<std::string> tools = {"memcheck"};
-  if (s != core::Status::time_limit) {
-    if (shares_memory(m_verdict.compiler_facts, c)) tools.insert(tools.end(), {"racecheck", "synccheck"});
-    tools.push_back("initcheck");
-  }
-  emit(Stage::validate, false, "sanitizer: " + w.name + " under compute-sanitizer");
   int findings = 0, failed = 0;
   std::string summary;
   for (const auto& name : tools) {
     ToolInvocation inv = sanitizer_invocation(tool, name, k_print_limit);
-    inv.command_timeout_ms = s == core::Status::time_limit ? 2 * m_opt.run_timeout_ms : 6 * m_opt.run_timeout_ms;
-    ToolRun run = run_under_tool(inv, w, c, m_first_failing->bench);
+    inv.command_timeout_ms = timeout_ms;
+    ToolRun run = run_under_tool(inv, calls);
     out.ms += run.ms;
     core::SanitizerRun r = run.ran ? parse_sanitizer_report(name, run.report)
                                    : core::SanitizerRun{name, "failed", 0, 0, {}, run.reason};
     for (auto& f : r.findings)  // NVRTC and nvcc compile the source as candidate.cu
       if (std::filesystem::path(f.file).filename() == "candidate.cu") f.file = m_cand.source_name;
-    for (auto& d : sanitizer_diagnostics(r)) m_verdict.diagnostics.push_back(std::move(d));
     findings += r.status == "findings";
     failed += r.status == "failed";
     summary += fmt::format("{}{}: {}", summary.empty() ? "" : "; ", name,
@@ -74,10 +58,48 @@ void CudaEvaluation::sanitize_first_failure() {
     out.runs.push_back(std::move(r));
   }
   out.status = findings ? "findings" : failed ? "failed" : "clean";
-  out.reason = fmt::format("{} [{}] on workload {} ({:.0f} ms)", summary, out.config.empty() ? "default" : out.config,
-                           w.name, out.ms);
+  out.reason = fmt::format("{} ({:.0f} ms)", summary, out.ms);
+  return out;
+}
+
+void CudaEvaluation::sanitize_first_failure() {
+  const core::Status s = m_verdict.status;
+  if (!m_first_failing || !m_first_failing->workload || !m_device.present ||
+      !(s == core::Status::crashed || s == core::Status::incorrect || s == core::Status::time_limit))
+    return;
+  const core::Workload& w = *m_first_failing->workload;
+  const size_t c = m_first_failing->config;
+  // A hang hangs under every tool: memcheck alone, and no longer than twice the run timeout.
+  std::vector<std::string> tools = {"memcheck"};
+  if (s != core::Status::time_limit) {
+    if (shares_memory(m_verdict.compiler_facts, c)) tools.insert(tools.end(), {"racecheck", "synccheck"});
+    tools.push_back("initcheck");
+  }
+  emit(Stage::validate, false, "sanitizer: " + w.name + " under compute-sanitizer");
+  core::SanitizerOutcome out =
+      run_sanitizers(tools, {ToolCall{&w, c, m_first_failing->bench}},
+                     s == core::Status::time_limit ? 2 * m_opt.run_timeout_ms : 6 * m_opt.run_timeout_ms);
+  out.workload = w.name;
+  out.config = c < m_configs.size() ? m_configs[c].label() : "";
+  if (out.status != "unavailable")
+    out.reason += fmt::format(" [{}] on workload {}", out.config.empty() ? "default" : out.config, w.name);
+  for (const auto& r : out.runs)
+    for (auto& d : sanitizer_diagnostics(r)) m_verdict.diagnostics.push_back(std::move(d));
   m_verdict.summary.stage_ms["sanitizer"] = out.ms;
   m_verdict.sanitizer = std::move(out);
+}
+
+std::optional<core::SanitizerOutcome> CudaEvaluation::sanitize_for_promotion() {
+  if (!m_device.present || m_cubin_data.empty()) return std::nullopt;
+  std::vector<ToolCall> calls;
+  for (size_t c = 0; c < m_cubin_data.size(); ++c)
+    for (const auto& w : m_test_workloads)
+      if (selected(w, false)) calls.push_back(ToolCall{&w, c, false});
+  emit(Stage::decide, false, "sanitizer: every test workload under memcheck, racecheck and synccheck");
+  core::SanitizerOutcome out = run_sanitizers({"memcheck", "racecheck", "synccheck"}, calls, 6 * m_opt.run_timeout_ms);
+  out.workload = "every test workload";
+  out.config = m_cubin_data.size() > 1 ? "every config" : (m_configs.empty() ? "" : m_configs[0].label());
+  return out;
 }
 
 }  // namespace kwb::eval

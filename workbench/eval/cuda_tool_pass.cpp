@@ -1,5 +1,5 @@
-// CudaEvaluation::run_under_tool: one call of a config on a workload in a runner session that a
-// tool (Nsight Compute, compute-sanitizer: tool_pass.hpp) wraps. The pass leaves the verdict and
+// CudaEvaluation::run_under_tool: calls of configs on workloads in one runner session that a tool
+// (Nsight Compute, compute-sanitizer: tool_pass.hpp) wraps. The pass leaves the verdict and
 // the evaluation's own session as they were: what the tool found is added by the caller.
 #include <fmt/format.h>
 
@@ -25,10 +25,10 @@ constexpr size_t k_max_report_bytes = 16u << 20;
 
 }  // namespace
 
-ToolRun CudaEvaluation::run_under_tool(const ToolInvocation& tool, const core::Workload& w, size_t c, bool bench) {
+ToolRun CudaEvaluation::run_under_tool(const ToolInvocation& tool, const std::vector<ToolCall>& calls) {
   ToolRun out;
   const auto t0 = std::chrono::steady_clock::now();
-  if (!m_device.present || c >= m_cubin_data.size() || !m_variant) {
+  if (!m_device.present || !m_variant || calls.empty()) {
     out.reason = "the candidate has no compiled config to run under " + tool.name;
     return out;
   }
@@ -47,27 +47,33 @@ ToolRun CudaEvaluation::run_under_tool(const ToolInvocation& tool, const core::W
                  s->device.value("reason", std::string("no device"));
     return out;
   }
-  if (auto wrote = util::write_file_atomic(s->job / module_file(c), m_cubin_data[c]); !wrote) {
-    out.reason = wrote.error().what();
-    return out;
+  for (const auto& call : calls) {
+    if (call.config >= m_cubin_data.size()) continue;
+    if (auto wrote = util::write_file_atomic(s->job / module_file(call.config), m_cubin_data[call.config]); !wrote) {
+      out.reason = wrote.error().what();
+      return out;
+    }
   }
   Borrowed saved{m_verdict, m_decided, m_arena, m_runner, m_loaded};
   m_arena = &*s->arena;
   m_runner = s->runner.get();
   m_loaded.reset();
-  {
+  for (const auto& call : calls) {
+    if (call.config >= m_cubin_data.size() || !call.workload) continue;
+    const core::Workload& w = *call.workload;
     core::WorkloadResult scratch;
     WorkloadHarness h(m_spec, *m_variant, *m_reference, *m_arena, *m_runner, w, scratch);
     h.skip_reference(true);
-    h.place_at_least_alignment(!bench);  // as validation placed it
+    h.place_at_least_alignment(!call.bench);  // as validation placed it
     if (auto f = h.prepare()) {
       out.call = f;
-    } else if (!use_config(c) || !send_dims(c, w)) {
+    } else if (!use_config(call.config) || !send_dims(call.config, w)) {
       out.call = CheckFailure{m_verdict.status, m_verdict.reason};
     } else {
       h.load_inputs(m_spec.distributions[0], m_seeds.next());
       out.call = h.run_unverified(m_seeds.next());
     }
+    if (out.call) break;  // the runner may be gone: the tool's report says the rest
   }
   m_verdict = std::move(saved.verdict);
   m_decided = saved.decided;

@@ -137,6 +137,10 @@ class Evaluation {
   // After compile(): what to store with the candidate; their sha256 are in the verdict's
   // compiler_facts (the object store is content-addressed).
   virtual std::vector<Artifact> artifacts() const { return {}; }
+  // Before a promotion (the decide stage, once the decision says promotable): the candidate under
+  // the backend's sanitizers on its test workloads (CUDA: docs/profiles.md "Clean before
+  // promotion"). None: this backend has no such pass.
+  virtual std::optional<core::SanitizerOutcome> sanitize_for_promotion() { return std::nullopt; }
 };
 
 // What runs in the decide stage after the evaluation's own decision: the comparison with the

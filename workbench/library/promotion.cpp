@@ -9,6 +9,7 @@
 
 #include "core/backend.hpp"
 #include "library/snapshot.hpp"
+#include "library/promotion_gate.hpp"
 #include "library/referee.hpp"
 #include "util/hash.hpp"
 
@@ -114,6 +115,8 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     return refused("the candidate was not compared with the library's incumbent (evaluated without a library, or the "
                    "comparison could not be made: " + v.reason + ")");
   if (!*v.summary.beats_incumbent) return refused("the candidate does not beat the incumbent: " + v.reason);
+  if (v.sanitizer && (v.sanitizer->status == "findings" || v.sanitizer->status == "failed"))
+    return refused("compute-sanitizer did not run the candidate clean: " + v.sanitizer->reason);
   const std::string dc = device_class(v, req.device_class);
   if (dc == "any")
     return refused("the verdict does not say which device class it was measured on (device '" + v.device + "')");
@@ -180,6 +183,7 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
                            req.candidate.id, v.op, v.variant, v.backend, one_line(v.device), dc,
                            one_line(v.toolchain), speedup ? fmt::format("{:.4f}", *speedup) : "none", compared.kernel.empty() ? "none" : compared.kernel,
                            v.spec_version, one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
+    if (auto san = sanitizer_trailer(v); !san.empty()) message += "Kwb-Sanitizer: " + one_line(san) + "\n";
     auto committed = repo.commit(*head, files, message);
     if (!committed) return std::unexpected(committed.error());
     if (committed->id) return PromotionResult{Kind::committed, "", *committed->id, entry.kernel};

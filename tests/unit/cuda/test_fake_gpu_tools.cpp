@@ -133,4 +133,71 @@ TEST_F(FakeGpuTools, ACorrectKernelIsNotRunUnderTheSanitizer) {
   EXPECT_TRUE(r.verdict["sanitizer"].is_null()) << r.verdict["sanitizer"];
 }
 
+// Clean before promotion (docs/profiles.md): an op the library has no CUDA kernel for, so the
+// candidate would be its first incumbent (promotable without a comparison); under --compare the
+// sanitizer gate runs every test workload under memcheck, racecheck and synccheck first.
+class FakeGpuGate : public FakeGpuTools {
+ protected:
+  EvalResult eval_first_kernel(const fs::path& sanitizer) {
+    fs::path specs = m_dir.path() / "specs";
+    fs::create_directories(specs / "vadd_gate");
+    std::string spec = read_text(source_dir() / "specs/vector_add/spec.json");
+    spec.replace(spec.find("\"op\": \"vector_add\""), std::string("\"op\": \"vector_add\"").size(), "\"op\": \"vadd_gate\"");
+    // One small bench workload (a promotable verdict times them all; the fake emulates on the CPU).
+    size_t b = spec.find("\"bench\": ["), e = spec.find("\n    ]", b);
+    EXPECT_NE(b, std::string::npos);
+    EXPECT_NE(e, std::string::npos);
+    spec = spec.substr(0, b) + "\"bench\": [\n      {\"name\": \"n4k\", \"params\": {\"n\": 4096}, \"label\": \"small\"}" +
+           spec.substr(e);
+    std::ofstream(specs / "vadd_gate/spec.json") << spec;
+    std::string reference = read_text(source_dir() / "specs/vector_add/reference.cpp");  // kwb::reference::<op>
+    for (size_t at; (at = reference.find("vector_add(")) != std::string::npos;) reference.replace(at, 10, "vadd_gate");
+    std::ofstream(specs / "vadd_gate/reference.cpp") << reference;
+    if (m_driver.empty()) m_driver = kwb::test::FakeGpus::make(m_dir.path() / "driver", 1);
+    return run_for_verdict("KWB_LIBCLANG=off KWB_CUDA_DRIVER=" + shell_quote(m_driver.string()) +
+                           " KWB_COMPUTE_SANITIZER=" + shell_quote(sanitizer.string()) + " " +
+                           (bin_dir() / "kwb").string() + " eval " +
+                           shell_quote((source_dir() / "kernels/vector_add/cuda/vectorized.cu").string()) +
+                           " --op vadd_gate --json --time-budget-ms 30 --compare --no-baseline --specs-dir " +
+                           shell_quote(specs.string()) + " --workspace " + shell_quote((m_dir.path() / "ws").string()));
+  }
+};
+
+TEST_F(FakeGpuGate, ARacyKernelThatPassesItsChecksIsNotPromotable) {
+  fs::path san = tool("compute-sanitizer", {{"KWB_FAKE_SANITIZER_FIXTURE_MEMCHECK", "sanitizer/memcheck_clean.txt"},
+                                            {"KWB_FAKE_SANITIZER_FIXTURE_RACECHECK", "sanitizer/racecheck_race.txt"},
+                                            {"KWB_FAKE_SANITIZER_FIXTURE_SYNCCHECK", "sanitizer/synccheck_clean.txt"}});
+  auto r = eval_first_kernel(san);
+  ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+  EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
+  const auto& d = r.verdict["summary"]["decision"];
+  ASSERT_TRUE(d.is_object()) << r.verdict["summary"].dump();
+  EXPECT_FALSE(d["promotable"].get<bool>()) << d.dump();
+  EXPECT_FALSE(r.verdict["summary"]["beats_incumbent"].get<bool>());
+  EXPECT_NE(d["reason"].get<std::string>().find("compute-sanitizer found errors"), std::string::npos) << d.dump();
+  EXPECT_EQ(r.verdict["sanitizer"]["status"], "findings") << r.verdict["sanitizer"].dump();
+  ASSERT_EQ(r.verdict["sanitizer"]["runs"].size(), 3u);
+  EXPECT_EQ(r.verdict["sanitizer"]["runs"][1]["tool"], "racecheck");
+  bool race = false;
+  for (const auto& x : r.verdict["diagnostics"]) race = race || x["rule"] == "racecheck";
+  EXPECT_TRUE(race) << r.verdict["diagnostics"].dump();
+}
+
+TEST_F(FakeGpuGate, ACleanKernelStaysPromotableAndSaysSo) {
+  fs::path san = tool("compute-sanitizer", {{"KWB_FAKE_SANITIZER_FIXTURE_MEMCHECK", "sanitizer/memcheck_clean.txt"},
+                                            {"KWB_FAKE_SANITIZER_FIXTURE_RACECHECK", "sanitizer/racecheck_clean.txt"},
+                                            {"KWB_FAKE_SANITIZER_FIXTURE_SYNCCHECK", "sanitizer/synccheck_clean.txt"}});
+  auto r = eval_first_kernel(san);
+  ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
+  EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
+  const auto& d = r.verdict["summary"]["decision"];
+  ASSERT_TRUE(d.is_object()) << r.verdict["summary"].dump();
+  EXPECT_TRUE(d["promotable"].get<bool>()) << d.dump();
+  EXPECT_NE(d["reason"].get<std::string>().find("compute-sanitizer clean on every test workload (memcheck, racecheck, "
+                                                "synccheck)"),
+            std::string::npos)
+      << d.dump();
+  EXPECT_EQ(r.verdict["sanitizer"]["status"], "clean");
+}
+
 }  // namespace
