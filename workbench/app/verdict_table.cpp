@@ -79,6 +79,17 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// One profiled launch: the speed-of-light and occupancy figures on a line, then its findings.
+std::string profile_text(const std::string& workload, const core::KernelProfile& k) {
+  auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.0f}%", *x) : std::string("-"); };
+  std::string out = fmt::format("  ncu {:<23} {}: DRAM {} SM {} occupancy {} of {}{}\n", workload, k.kernel,
+                                pct(k.dram_sol_pct), pct(k.sm_sol_pct), pct(k.achieved_occupancy_pct),
+                                pct(k.theoretical_occupancy_pct),
+                                k.occupancy_limiter.empty() ? "" : " (" + k.occupancy_limiter + ")");
+  for (const auto& f : k.findings) out += "      " + f + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_verdict(const core::Verdict& v) {
@@ -113,6 +124,10 @@ std::string render_verdict(const core::Verdict& v) {
     if (!c.sass_note.empty()) out += fmt::format("    SASS {}: {}\n", c.config, c.sass_note);
   }
   if (v.profile) out += fmt::format("  profile: {}: {}\n", v.profile->status, v.profile->reason);
+  for (const auto& w : v.workloads)  // Nsight Compute's profile, when one was taken (docs/profiles.md)
+    if (w.feedback)
+      for (const auto& k : w.feedback->profile) out += profile_text(w.name, k);
+  if (v.sanitizer) out += fmt::format("  sanitizer: {}: {}\n", v.sanitizer->status, v.sanitizer->reason);
   for (const auto& w : v.workloads)
     if (w.comparison)
       out += fmt::format("  vs incumbent {:<14} {:<9} {:.3f}x [{:.3f}, {:.3f}] ({:.1f}% interval, {} blocks, {} samples "

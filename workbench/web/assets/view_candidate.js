@@ -105,6 +105,26 @@ function rooflineSection(v) {
     plotted.length < points.length ? h('p', { class: 'muted' }, 'Workloads without flops (pure data movement) are not on the plot.') : null);
 }
 
+// Nsight Compute's profile of each bench workload and the sanitizer's outcome (docs/profiles.md).
+function profileSection(v) {
+  const pct = (x) => (x === null || x === undefined ? '—' : `${num(x, 0)}%`);
+  const rows = [];
+  for (const w of v.workloads.filter((x) => x.kind === 'bench'))
+    for (const k of w.feedback?.profile || [])
+      rows.push(h('tr', {}, h('th', { scope: 'row' }, w.name), h('td', {}, k.kernel),
+        h('td', { class: 'n' }, pct(k.dram_sol_pct)), h('td', { class: 'n' }, pct(k.sm_sol_pct)),
+        h('td', { class: 'n' }, `${pct(k.achieved_occupancy_pct)} of ${pct(k.theoretical_occupancy_pct)}${k.occupancy_limiter ? ` (${k.occupancy_limiter})` : ''}`),
+        h('td', {}, h('ul', { class: 'findings' }, (k.findings || []).map((f) => h('li', {}, f))))));
+  if (!v.profile && !v.sanitizer) return null;
+  return h('section', { 'aria-labelledby': 'h-profile' }, h('h2', { id: 'h-profile' }, 'Profile and sanitizer'),
+    v.profile ? h('p', { id: 'profile-status' }, `Profile: ${v.profile.status}: ${v.profile.reason}`) : null,
+    rows.length ? h('table', { class: 'data', id: 'profile-table' },
+      h('caption', {}, 'Nsight Compute, per bench workload and kernel: speed of light, occupancy and what to do'),
+      h('thead', {}, h('tr', {}, ['Workload', 'Kernel', 'DRAM', 'SM', 'Occupancy', 'Findings'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, rows)) : null,
+    v.sanitizer ? h('p', { id: 'sanitizer-status' }, `compute-sanitizer: ${v.sanitizer.status}: ${v.sanitizer.reason}`) : null);
+}
+
 function diagnosticsSection(v, source) {
   const lines = source.split('\n');
   const items = (v.diagnostics || []).map((d) => {
@@ -226,7 +246,7 @@ export async function candidateView(view, id, session) {
     const pending = cand.comparison && cand.comparison.state === 'pending' ?
       h('p', { id: 'comparison-pending', class: 'muted', role: 'status' },
         'Comparison with the incumbent running: the decision follows.') : null;
-    const parts = [pending, verdictTable(v), rooflineSection(v), samplesSection(v, samples), diagnosticsSection(v, source),
+    const parts = [pending, verdictTable(v), rooflineSection(v), profileSection(v), samplesSection(v, samples), diagnosticsSection(v, source),
       diff.error ? h('section', {}, h('h2', {}, 'Diff against the incumbent'), h('p', {}, diff.error.message)) : diffSection(diff),
       factsSection(v), resourcesSection(v), reviewSection(cand, session, drawAll), lineageSection(lineage, id)];
     clear(body).append(...parts.filter(Boolean));
