@@ -80,7 +80,7 @@ TEST(ProfileJson, SanitizerRunRoundTrips) {
   f.tool = "racecheck";
   f.severity = "error";
   f.kind = "shared memory hazard (RAW)";
-  f.file = "candidate.cu";
+  f.file = "probe.cu";
   f.line = 13;
   f.kernel = "smem_race";
   f.other_file = "candidate.cu";

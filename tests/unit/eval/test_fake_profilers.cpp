@@ -72,7 +72,7 @@ TEST(FakeProfilers, SanitizerPicksTheRecordingPerToolAndHonoursErrorExitcode) {
   auto run_race = parse_sanitizer_report("racecheck", util::read_file(log).value_or(""));
   EXPECT_EQ(run_race.status, "findings");
   ASSERT_EQ(run_race.findings.size(), 1u);
-  EXPECT_EQ(run_race.findings[0].line, 13);
+  EXPECT_EQ(run_race.findings[0].line, 61);
   // The same environment, another tool: its clean recording, and the command's own status.
   std::string clean = (dir / "sync.log").string();
   EXPECT_EQ(run("KWB_FAKE_SANITIZER_FIXTURE_RACECHECK=racecheck_race.txt",

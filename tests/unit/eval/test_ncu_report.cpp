@@ -4,6 +4,8 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "eval/ncu_csv.hpp"
 #include "eval/ncu_report.hpp"
 #include "util/fs.hpp"
@@ -41,15 +43,18 @@ TEST(NcuReport, NaiveTransposeStoresAreUncoalesced) {
   EXPECT_EQ(p.kernel, "transpose_naive");
   EXPECT_EQ(p.grid, "(128, 512, 1)");
   EXPECT_EQ(p.block, "(32, 8, 1)");
+  // The numbers hold for the recording of tests/fixtures/record/probe.cu on the H200 as for the fixture.
   ASSERT_TRUE(p.global_store_sectors_per_request.has_value());
-  EXPECT_DOUBLE_EQ(*p.global_store_sectors_per_request, 32.0);
-  EXPECT_DOUBLE_EQ(p.global_load_sectors_per_request.value_or(0), 4.0);
-  EXPECT_TRUE(has_finding(p, "global stores use 32.0 sectors per request where 4 would do: uncoalesced"))
+  EXPECT_GT(*p.global_store_sectors_per_request, 16);  // 32: each thread's store in a sector of its own
+  EXPECT_LE(p.global_load_sectors_per_request.value_or(99), 8);  // 4: the rows are read coalesced
+  EXPECT_TRUE(has_finding(p, "global stores use "));
+  EXPECT_TRUE(has_finding(p, " sectors per request where 4 would do: uncoalesced (adjacent threads should write"))
       << findings_text(p);
   EXPECT_FALSE(has_finding(p, "global loads use")) << findings_text(p);
   ASSERT_FALSE(p.stalls.empty());
-  EXPECT_EQ(p.stalls.front().reason, "long_scoreboard");
-  EXPECT_TRUE(has_finding(p, "top stall: long_scoreboard (waiting on global or local memory)")) << findings_text(p);
+  EXPECT_TRUE(has_finding(p, "top stall: " + p.stalls.front().reason + " (")) << findings_text(p);
+  EXPECT_GE(p.stalls.front().pct.value_or(0), p.stalls.back().pct.value_or(0));
+  EXPECT_LE(p.stalls.size(), 5u);
   EXPECT_EQ(p.occupancy_limiter, "warps");  // at full theoretical occupancy: warps, as build/occupancy.cpp says
 }
 
@@ -57,30 +62,31 @@ TEST(NcuReport, CopyAboveEightyPercentOfDramIsMemoryBound) {
   auto p = profile_of("copy_dram");
   ASSERT_TRUE(p.dram_sol_pct.has_value());
   EXPECT_GT(*p.dram_sol_pct, 80);
-  EXPECT_TRUE(has_finding(p, "memory-bound at 92 % of DRAM peak: gains now need fewer bytes")) << findings_text(p);
+  EXPECT_TRUE(has_finding(p, fmt::format("memory-bound at {:.0f} % of DRAM peak: gains now need fewer bytes",
+                                         *p.dram_sol_pct)))
+      << findings_text(p);
   EXPECT_FALSE(has_finding(p, "uncoalesced")) << findings_text(p);  // 16 sectors: 16-byte accesses, coalesced
   EXPECT_FALSE(has_finding(p, "tensor pipes")) << findings_text(p);  // the SM is not busy
   ASSERT_TRUE(p.duration_ns.has_value());
-  EXPECT_DOUBLE_EQ(*p.duration_ns, 127584);
+  EXPECT_GT(*p.duration_ns, 1000);  // nanoseconds: 512 MiB moved take over 100 us
 }
 
 TEST(NcuReport, SpillingKernelAtTheRegisterCapGetsOccupancyAndSpillFindings) {
   auto p = profile_of("spill_255");
   EXPECT_EQ(p.registers_per_thread, 255);
   EXPECT_EQ(p.occupancy_limiter, "registers");
-  EXPECT_TRUE(has_finding(p, "of a theoretical 12 %, limited by registers (255 per thread)")) << findings_text(p);
-  EXPECT_TRUE(has_finding(p, "541.1 MB of local-memory traffic at 255 registers per thread")) << findings_text(p);
+  EXPECT_LT(p.theoretical_occupancy_pct.value_or(100), 50);
+  EXPECT_TRUE(has_finding(p, "limited by registers (255 per thread)")) << findings_text(p);
+  EXPECT_TRUE(has_finding(p, "of local-memory traffic at 255 registers per thread")) << findings_text(p);
   EXPECT_GT(p.local_load_bytes.value_or(0), 0);
 }
 
 TEST(NcuReport, BankConflictsAreCountedAndNamed) {
   auto p = profile_of("bank_conflict");
-  EXPECT_EQ(p.shared_load_bank_conflicts, 130023424);
-  EXPECT_EQ(p.shared_store_bank_conflicts, 0);
-  EXPECT_TRUE(has_finding(p, "130,023,424 shared-memory bank conflicts on loads (32.0-way on average): pad or swizzle"))
-      << findings_text(p);
+  EXPECT_GT(p.shared_load_bank_conflicts.value_or(0), 0);
+  EXPECT_EQ(p.shared_store_bank_conflicts, 0);  // the tile is written row-wise
+  EXPECT_TRUE(has_finding(p, "-way on average): pad or swizzle the shared array")) << findings_text(p);
   EXPECT_FALSE(has_finding(p, "on stores")) << findings_text(p);
-  EXPECT_EQ(p.stalls.front().reason, "mio_throttle");
   EXPECT_FALSE(has_finding(p, "tensor pipes")) << findings_text(p);  // busy, but not bound by math
 }
 
@@ -94,6 +100,23 @@ TEST(NcuReport, IdleTensorPipesAreNamedOnlyForAKernelBoundByMath) {
   EXPECT_FALSE(says(profile_findings(p), "tensor pipes"));
   p.tensor_pipe_pct.reset();  // not measured: nothing said
   EXPECT_FALSE(says(profile_findings(p), "tensor pipes"));
+}
+
+TEST(NcuReport, FindingsWordTheirNumbers) {
+  core::KernelProfile p;
+  p.shared_load_bank_conflicts = 130023424;
+  p.shared_load_wavefronts = 134217728;
+  p.local_load_bytes = 281018368;
+  p.local_store_bytes = 260046848;
+  p.registers_per_thread = 255;
+  p.global_load_sectors_per_request = 32;
+  auto f = profile_findings(p);
+  EXPECT_TRUE(says(f, "130,023,424 shared-memory bank conflicts on loads (32.0-way on average)"));
+  EXPECT_TRUE(says(f, "541.1 MB of local-memory traffic at 255 registers per thread"));
+  EXPECT_TRUE(says(f, "global loads use 32.0 sectors per request where 4 would do: uncoalesced (adjacent threads "
+                      "should read adjacent addresses)"));
+  p.shared_load_bank_conflicts = 1000;  // under 10 % extra wavefronts: not a pattern
+  EXPECT_FALSE(says(profile_findings(p), "bank conflicts"));
 }
 
 TEST(NcuReport, MissingMetricsStayNullAndYieldNoFinding) {
