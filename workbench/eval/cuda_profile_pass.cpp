@@ -15,6 +15,12 @@ namespace {
 // At most this many kernel launches of one call are profiled (a plan of several kernels).
 constexpr int k_profiled_launches = 8;
 
+std::string first_error_line(const std::string& report) {
+  size_t at = report.find("==ERROR==");
+  if (at == std::string::npos) return "no error line";
+  return report.substr(at, report.find('\n', at) - at);
+}
+
 }  // namespace
 
 void CudaEvaluation::profile_bench_workloads() {
@@ -28,6 +34,7 @@ void CudaEvaluation::profile_bench_workloads() {
   nlohmann::json reports = nlohmann::json::array();
   std::vector<std::string> problems;
   int profiled = 0, asked = 0;
+  bool sections_only = false;
   emit(Stage::benchmark, false, "profile: Nsight Compute on the bench workloads' chosen configs");
   // By index: run_under_tool gives the verdict back as it found it (a new vector of workloads).
   for (size_t i = 0; i < m_verdict.workloads.size(); ++i) {
@@ -42,6 +49,20 @@ void CudaEvaluation::profile_bench_workloads() {
     auto best = m_best_config.find(name);
     const size_t c = best == m_best_config.end() ? 0 : best->second;
     ToolRun run = run_under_tool(inv, {ToolCall{w, c, true}});
+    // An ncu that refuses a metric by name fails the whole run: once more with the sections only
+    // (their metrics are ncu's own choice for this chip), and from then on.
+    if (run.ran && run.report.find("==ERROR==") != std::string::npos && !ncu_profiles(run.report).has_value() &&
+        !sections_only) {
+      sections_only = true;
+      problems.push_back("ncu refused the metric list (" + first_error_line(run.report) +
+                         "): profiled with its sections only");
+      std::vector<std::string> options{"--print-units", "base"};
+      for (const auto& sec : ncu_sections()) options.insert(options.end(), {"--section", sec});
+      inv = ncu_invocation(ncu, options, k_profiled_launches);
+      ToolRun again = run_under_tool(inv, {ToolCall{w, c, true}});
+      again.ms += run.ms;
+      run = std::move(again);
+    }
     core::WorkloadResult& res = m_verdict.workloads[i];
     out.ms += run.ms;
     if (!run.ran) {

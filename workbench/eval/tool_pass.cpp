@@ -44,7 +44,7 @@ std::pair<std::string, std::vector<std::pair<fs::path, std::string>>> inside(con
 ToolBinary find_ncu() { return find_tool("KWB_NCU", "ncu"); }
 ToolBinary find_compute_sanitizer() { return find_tool("KWB_COMPUTE_SANITIZER", "compute-sanitizer"); }
 
-ToolInvocation ncu_invocation(const ToolBinary& ncu, const std::vector<std::string>& sections, int launches) {
+ToolInvocation ncu_invocation(const ToolBinary& ncu, const std::vector<std::string>& options, int launches) {
   ToolInvocation inv;
   inv.name = "ncu";
   inv.report_file = "ncu.csv";
@@ -53,7 +53,7 @@ ToolInvocation ncu_invocation(const ToolBinary& ncu, const std::vector<std::stri
   inv.argv = {path, "--csv", "--page", "raw", "--log-file", "/job/" + inv.report_file, "--kernel-name-base",
               "function", "--kernel-name", "regex:^(?!kwb_)", "--launch-count", std::to_string(launches),
               "--target-processes", "all"};
-  for (const auto& s : sections) inv.argv.insert(inv.argv.end(), {"--section", s});
+  inv.argv.insert(inv.argv.end(), options.begin(), options.end());
   return inv;
 }
 

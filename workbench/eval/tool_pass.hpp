@@ -36,9 +36,10 @@ struct ToolInvocation {
   int command_timeout_ms = 120000;
 };
 
-// Nsight Compute collecting `sections` (ncu's section names) of the candidate's kernels only
-// (the runner's own helpers are named kwb_*), at most `launches` of them, as CSV of the raw page.
-ToolInvocation ncu_invocation(const ToolBinary& ncu, const std::vector<std::string>& sections, int launches);
+// Nsight Compute with `options` (what to collect: eval/ncu_report.hpp ncu_profile_options) on the
+// candidate's kernels only (the runner's own helpers are named kwb_*), at most `launches` of
+// them, the raw page as CSV into the report file.
+ToolInvocation ncu_invocation(const ToolBinary& ncu, const std::vector<std::string>& options, int launches);
 // compute-sanitizer with `tool` (memcheck, racecheck, synccheck, initcheck), the candidate's
 // kernels only, at most `print_limit` reports.
 ToolInvocation sanitizer_invocation(const ToolBinary& sanitizer, const std::string& tool, int print_limit);
