@@ -186,13 +186,14 @@ core::SanitizerRun parse_sanitizer_report(std::string_view tool, std::string_vie
   static const std::regex k_races(R"(^RACECHECK SUMMARY: [\d,]+ hazards? displayed \(([\d,]+) errors?, ([\d,]+) warnings?\))");
   std::optional<int64_t> errors, race_errors, race_warnings;
   std::string tool_error;
-  int seen_errors = 0, seen_warnings = 0;
+  int seen_errors = 0, seen_warnings = 0, summaries = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& head = lines[i].text;
     if (lines[i].indented) continue;
     std::smatch m;
     if (std::regex_search(head, m, k_errors)) {
       errors = san::number(m[1]);
+      ++summaries;
       continue;
     }
     if (std::regex_search(head, m, k_races)) {
@@ -227,7 +228,17 @@ core::SanitizerRun parse_sanitizer_report(std::string_view tool, std::string_vie
                    "a killed process) or the tool did not run the program; its last line: " + lines.back().text;
     return run;
   }
-  run.error_count = int(*errors);
+  // One run writes one summary. More (a candidate's host code in the same sandbox can write to the
+  // log too, docs/profiles.md "Where the tools run"), or reports under a summary of none, is not clean.
+  if (summaries > 1) {
+    run.status = "failed";
+    run.error_count = seen_errors;
+    run.reason = fmt::format("compute-sanitizer {}'s report has {} ERROR SUMMARY lines where one run writes one: "
+                             "something other than the tool wrote to it",
+                             run.tool, summaries);
+    return run;
+  }
+  run.error_count = std::max(int(*errors), seen_errors);
   if (run.error_count == 0 && !tool_error.empty()) {  // a summary of nothing: the program never ran
     run.status = "failed";
     run.reason = "compute-sanitizer " + run.tool + " failed: " + tool_error;

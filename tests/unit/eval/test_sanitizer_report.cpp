@@ -204,3 +204,26 @@ TEST(SanitizerReport, ProgramOutputBetweenPrefixedLinesIsIgnored) {
 
 }  // namespace
 }  // namespace kwb::eval
+
+namespace {
+
+// A candidate's host code shares the sandbox with the tool and could append a clean summary of
+// its own to the log: two summaries are not a clean run, nor is a report under a summary of none.
+TEST(SanitizerReportTamper, TwoSummariesAreNotClean) {
+  std::string text = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 3 errors\n========= ERROR SUMMARY: 0 errors\n";
+  auto run = kwb::eval::parse_sanitizer_report("memcheck", text);
+  EXPECT_EQ(run.status, "failed") << run.reason;
+  EXPECT_NE(run.reason.find("2 ERROR SUMMARY lines"), std::string::npos) << run.reason;
+}
+
+TEST(SanitizerReportTamper, AReportUnderASummaryOfNoneCounts) {
+  std::string text =
+      "========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at k+0x70 in candidate.cu:7\n=========     by thread (1,0,0) in block (0,0,0)\n"
+      "=========     Address 0x10 is out of bounds\n========= \n========= ERROR SUMMARY: 0 errors\n";
+  auto run = kwb::eval::parse_sanitizer_report("memcheck", text);
+  EXPECT_EQ(run.status, "findings") << run.reason;
+  EXPECT_EQ(run.error_count, 1);
+}
+
+}  // namespace
