@@ -64,12 +64,15 @@ nlohmann::json entry_json(const DispatchEntry& e, const spec::Catalog& catalog) 
   for (const auto& c : e.configs)
     configs.push_back({{"workload", c.workload}, {"params", c.params}, {"tune", c.tune},
                        {"median_ns", c.median_ns ? nlohmann::json(*c.median_ns) : nlohmann::json()}});
-  return {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
-          {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs},
-          // The spec version it was accepted under (null: seeded) and whether that is the current one;
-          // an incumbent of another version is re-validated before it counts (docs/library.md).
-          {"spec_version", e.spec_version > 0 ? nlohmann::json(e.spec_version) : nlohmann::json()},
-          {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
+  nlohmann::json out = {
+      {"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
+      {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs},
+      // The spec version it was accepted under (null: seeded) and whether that is the current one;
+      // an incumbent of another version is re-validated before it counts (docs/library.md).
+      {"spec_version", e.spec_version > 0 ? nlohmann::json(e.spec_version) : nlohmann::json()},
+      {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
+  if (!e.region.whole()) out["region"] = region_json(e.region);  // docs/library.md "Shape regions"
+  return out;
 }
 
 // A candidate as the leaderboard and the review list show it.

@@ -16,6 +16,14 @@ bool Region::contains(const std::map<std::string, int64_t>& params) const {
   return true;
 }
 
+bool Region::covers(const Region& inner) const {
+  for (const auto& [name, range] : bounds) {
+    auto it = inner.bounds.find(name);
+    if (it == inner.bounds.end() || it->second.first < range.first || it->second.second > range.second) return false;
+  }
+  return true;
+}
+
 bool Region::overlaps(const Region& other) const {
   for (const auto& [name, range] : bounds) {
     auto it = other.bounds.find(name);

@@ -22,6 +22,8 @@ struct Region {
   // Whether `params` lies inside: every bounded param is present and within its range (other
   // params, such as tunables, are not looked at).
   bool contains(const std::map<std::string, int64_t>& params) const;
+  // Whether every params `inner` holds lie here too.
+  bool covers(const Region& inner) const;
   // Whether some params lie in both (a param bounded by one only is unbounded in the other).
   bool overlaps(const Region& other) const;
   // "n in [1, 65535]", "n in [65536, max] and cols in [1, 8]"; "the whole space" when empty.

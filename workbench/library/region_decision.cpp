@@ -37,8 +37,14 @@ std::vector<const DispatchEntry*> regions_without_workloads(const Dispatch& d, c
                                                             const std::string& device_class,
                                                             const std::vector<RegionShare>& shares) {
   std::vector<const DispatchEntry*> out;
-  for (const auto* e : d.serving(op, variant, backend, device_class)) {
-    if (e->region.whole()) continue;
+  const auto serving = d.serving(op, variant, backend, device_class);
+  for (size_t i = 0; i < serving.size(); ++i) {
+    const DispatchEntry* e = serving[i];
+    // A region the lookup never reaches (an entry before it covers it: a promotion for this class
+    // shadows the same region of "any") is not one a candidate could be compared in.
+    const bool shadowed = std::any_of(serving.begin(), serving.begin() + i,
+                                      [&](const DispatchEntry* before) { return before->region.covers(e->region); });
+    if (e->region.whole() || shadowed) continue;
     if (std::none_of(shares.begin(), shares.end(), [&](const RegionShare& s) { return s.incumbent == e; }))
       out.push_back(e);
   }

@@ -57,6 +57,10 @@ TEST(Region, OverlapNeedsEveryCommonParamToIntersect) {
   EXPECT_TRUE(small.overlaps(region_of(R"({"n": [65535, 70000]})")));
   EXPECT_TRUE(small.overlaps(Region{}));                            // the whole space overlaps everything
   EXPECT_TRUE(small.overlaps(region_of(R"({"cols": [1, 2]})")));  // n unbounded there
+  EXPECT_TRUE(Region{}.covers(small));
+  EXPECT_TRUE(large.covers(region_of(R"({"n": [70000, 80000], "cols": [1, 2]})")));
+  EXPECT_FALSE(small.covers(region_of(R"({"n": [60000, 70000]})")));
+  EXPECT_FALSE(small.covers(Region{}));
   Region a = region_of(R"({"rows": [1, 10], "cols": [1, 10]})"), b = region_of(R"({"rows": [5, 20], "cols": [11, 20]})");
   EXPECT_FALSE(a.overlaps(b));  // the rows meet, the cols do not
   EXPECT_EQ(large.text(), "n in [65536, max]");
@@ -175,6 +179,10 @@ TEST(RegionDecision, APromotableRegionIsReadBackFromTheStoredDecisionAndTheOther
   EXPECT_EQ(shares[0].incumbent->kernel, "vector_add/cpu/small.cpp");
   EXPECT_EQ(shares[1].workloads, (std::vector<std::string>{"n2M", "n4M"}));
   EXPECT_TRUE(regions_without_workloads(*d, "vector_add", "f32", "cpu", "cpu-x86_64-v2", shares).empty());
+  // On v3 the promoted big3.cpp shadows large.cpp's region: not a region without a workload.
+  auto v3 = shares_of(*d, "vector_add", "f32", "cpu", "cpu-x86_64-v3", {&n1m, &n2m});
+  EXPECT_EQ(v3[1].incumbent->kernel, "vector_add/cpu/big3.cpp");
+  EXPECT_TRUE(regions_without_workloads(*d, "vector_add", "f32", "cpu", "cpu-x86_64-v3", v3).empty());
   auto only_small = shares_of(*d, "vector_add", "f32", "cpu", "cpu-x86_64-v2", {&n1m});
   auto empty = regions_without_workloads(*d, "vector_add", "f32", "cpu", "cpu-x86_64-v2", only_small);
   ASSERT_EQ(empty.size(), 1u);
