@@ -201,8 +201,11 @@ Outcome Curator::diff(const std::string& id) {
   auto snap = read_head(m_repo);
   if (!snap) return error(Code::internal, snap.error().what());
   const std::string* head = &snap->commit;
-  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend,
-                                                               device_class(l.verdict, l.rec.device_class));
+  const std::string cls = device_class(l.verdict, l.rec.device_class);
+  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend, cls);
+  if (snap->dispatch.regional(l.rec.op, l.verdict.variant, l.rec.backend, cls) && l.verdict.summary.incumbent)
+    for (const auto* e : snap->dispatch.serving(l.rec.op, l.verdict.variant, l.rec.backend, cls))
+      if (e->kernel == l.verdict.summary.incumbent->kernel) inc = e;  // the region's it was compared with
   std::string old_path = "/dev/null", old_text;  // git_patch adds the a/ and b/ prefixes
   if (inc) {
     auto src = m_repo.read(inc->kernel, *head);
