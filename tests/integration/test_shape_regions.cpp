@@ -183,6 +183,19 @@ TEST_F(ShapeRegions, EachRegionsIncumbentIsChosenAndAWinInOneRegionIsPromotedThe
   EXPECT_EQ(next_reason.find("vector_add/cpu/large.cpp"), std::string::npos) << next_reason;
 
   expect_the_package_picks_by_region(m_daemon.workspace() / "library", kernel, m_dir);
+
+  // The scorecard measures each region's incumbent on the workloads of its region, rows naming it.
+  m_daemon.stop();
+  auto report = run_command((bin_dir() / "kwb").string() + " library report --measure --op vector_add --backend cpu "
+                            "--no-rivals --json --workspace " + shell_quote((m_dir / "ws").string()) + " --kernels-dir " +
+                            shell_quote((m_dir / "kernels").string()) + " --specs-dir " + shell_quote((m_dir / "specs").string()));
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  auto card = nlohmann::json::parse(report.out, nullptr, false);
+  ASSERT_TRUE(card.is_object()) << report.out;
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // workload -> kernel, region
+  for (const auto& r : card["rows"]) rows[r["workload"]] = {r["kernel"], r.value("region", "")};
+  EXPECT_EQ(rows["n1M"], std::make_pair(std::string("vector_add/cpu/small.cpp"), std::string("n in [1, 1500000]"))) << card.dump(2);
+  EXPECT_EQ(rows["n2M"], std::make_pair(kernel, std::string("n in [1500001, max]"))) << card.dump(2);
 }
 
 }  // namespace
