@@ -184,8 +184,22 @@ TEST_F(ShapeRegions, EachRegionsIncumbentIsChosenAndAWinInOneRegionIsPromotedThe
 
   expect_the_package_picks_by_region(m_daemon.workspace() / "library", kernel, m_dir);
 
-  // The scorecard measures each region's incumbent on the workloads of its region, rows naming it.
   m_daemon.stop();
+  // `kwb eval --compare` on the same library compares region by region too (the same referee).
+  std::ofstream(m_dir / "split.cpp") << k_split;
+  auto eval = run_command("env KWB_TIME_BUDGET_MS=150 " + (bin_dir() / "kwb").string() + " eval " +
+                          shell_quote((m_dir / "split.cpp").string()) + " --op vector_add --compare --json --workspace " +
+                          shell_quote((m_dir / "ws").string()) + " --kernels-dir " + shell_quote((m_dir / "kernels").string()) +
+                          " --specs-dir " + shell_quote((m_dir / "specs").string()));
+  auto ev = nlohmann::json::parse(eval.out, nullptr, false);
+  ASSERT_TRUE(ev.is_object()) << eval.out;
+  const std::string eval_reason = ev.value("reason", "");
+  EXPECT_NE(eval_reason.find("region n in [1, 1500000]: does not beat the incumbent vector_add/cpu/small.cpp"),
+            std::string::npos) << eval_reason;
+  EXPECT_NE(eval_reason.find("region n in [1500001, max]:"), std::string::npos) << eval_reason;
+  EXPECT_NE(eval_reason.find("identical"), std::string::npos) << "its own source is the upper region's incumbent: " << eval_reason;
+
+  // The scorecard measures each region's incumbent on the workloads of its region, rows naming it.
   auto report = run_command((bin_dir() / "kwb").string() + " library report --measure --op vector_add --backend cpu "
                             "--no-rivals --json --workspace " + shell_quote((m_dir / "ws").string()) + " --kernels-dir " +
                             shell_quote((m_dir / "kernels").string()) + " --specs-dir " + shell_quote((m_dir / "specs").string()));
