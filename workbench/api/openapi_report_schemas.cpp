@@ -23,7 +23,11 @@ nlohmann::json library_report_schemas() {
                   {"vs_fastest", {{"type", json::array({"number", "null"})},
                                   {"description", "the fastest rival's time over the incumbent's (> 1: the incumbent is faster)"}}},
                   {"roofline", roofline}, {"device", str()}, {"measured_at", str()},
-                  {"stale", {{"type", "boolean"}, {"description", "the library's head names another incumbent since"}}}});
+                  {"stale", {{"type", "boolean"}, {"description", "the library's head names another incumbent since"}}},
+                  {"region", {{"type", "string"},
+                              {"description", "the incumbent's shape region (\"n in [1, 1500000]\"); absent: the "
+                                              "whole space (docs/library.md \"Shape regions\")"}}}},
+                 {"region"});
   json family = obj({{"op", str()}, {"rows", integer()}, {"compared", integer()}, {"at_bar", integer()},
                      {"unrivalled", integer()}, {"share_at_bar", or_null(number())},
                      {"geomean_vs_fastest", or_null(number())}});

@@ -207,9 +207,14 @@ json openapi_schemas() {
                             {"current_spec_version", or_null(integer())},
                             {"source", {{"type", json::array({"string", "null"})},
                                         {"description", "GET /v1/library/{op} only: the kernel file at the head commit"}}},
-                            {"meta", {{"description", "GET /v1/library/{op} only: its <name>.json"}}}},
+                            {"meta", {{"description", "GET /v1/library/{op} only: its <name>.json"}}},
+                            {"region", {{"type", "object"},
+                                        {"additionalProperties", {{"type", "array"}, {"minItems", 2}, {"maxItems", 2},
+                                                                  {"items", integer()}}},
+                                        {"description", "the params it serves, closed ranges (absent: every one; "
+                                                        "docs/library.md \"Shape regions\")"}}}},
                            {"device_class", "entry", "candidate", "configs", "spec_version", "current_spec_version",
-                            "source", "meta"});
+                            "source", "meta", "region"});
   json diff_row = obj({{"workload", str()}, {"params", map_of(integer())}, {"candidate_ns", or_null(number())},
                        {"incumbent_ns", or_null(number())}, {"vs_incumbent", or_null(number())},
                        {"samples", integer()}, {"stderr_pct", number()}, {"comparison", ref("Comparison")}},

@@ -63,6 +63,7 @@ library::ScoreRow base_row(const library::DispatchEntry& e, const std::string& d
   r.workload = workload;
   r.kernel = e.kernel;
   r.source_sha256 = sha;
+  if (!e.region.whole()) r.region = e.region.text();
   return r;
 }
 
@@ -92,9 +93,21 @@ util::Result<MeasuredRows> measure_scorecard(const spec::Catalog& catalog, libra
     const bool gpu = core::on_gpu(e.backend);
     const std::string cls = gpu ? (gpu_class.empty() ? e.device_class : gpu_class) : cpu_class;
     const auto* inc = gpu && gpu_class.empty() ? &e : head->dispatch.incumbent(e.op, e.variant, e.backend, cls);
-    if (!inc || inc != &e || !done.insert(e.op + "/" + e.variant + "/" + e.backend + "/" + cls).second) continue;
-    const auto bench = bench_names(*spec, e.backend, scope);
-    if (bench.empty()) continue;
+    // Where the incumbents hold shape regions (docs/library.md "Shape regions"), each serves the
+    // bench workloads whose params its region holds, and its rows name the region.
+    const bool regional = !(gpu && gpu_class.empty()) && head->dispatch.regional(e.op, e.variant, e.backend, cls);
+    std::vector<std::string> bench;
+    if (regional) {
+      for (const auto& name : bench_names(*spec, e.backend, scope))
+        for (const auto& w : spec->bench_workloads)
+          if (w.name == name && head->dispatch.incumbent(e.op, e.variant, e.backend, cls, w.params) == &e)
+            bench.push_back(name);
+    } else {
+      if (!inc || inc != &e) continue;
+      bench = bench_names(*spec, e.backend, scope);
+    }
+    const std::string slot = e.op + "/" + e.variant + "/" + e.backend + "/" + cls + "/" + e.region.text();
+    if (bench.empty() || !done.insert(slot).second) continue;
     const std::string& source = files->at(e.kernel);
     const std::string sha = util::sha256_hex(source);
     if (gpu && gpu_class.empty()) {

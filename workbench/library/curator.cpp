@@ -64,12 +64,15 @@ nlohmann::json entry_json(const DispatchEntry& e, const spec::Catalog& catalog) 
   for (const auto& c : e.configs)
     configs.push_back({{"workload", c.workload}, {"params", c.params}, {"tune", c.tune},
                        {"median_ns", c.median_ns ? nlohmann::json(*c.median_ns) : nlohmann::json()}});
-  return {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
-          {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs},
-          // The spec version it was accepted under (null: seeded) and whether that is the current one;
-          // an incumbent of another version is re-validated before it counts (docs/library.md).
-          {"spec_version", e.spec_version > 0 ? nlohmann::json(e.spec_version) : nlohmann::json()},
-          {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
+  nlohmann::json out = {
+      {"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
+      {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs},
+      // The spec version it was accepted under (null: seeded) and whether that is the current one;
+      // an incumbent of another version is re-validated before it counts (docs/library.md).
+      {"spec_version", e.spec_version > 0 ? nlohmann::json(e.spec_version) : nlohmann::json()},
+      {"current_spec_version", current ? nlohmann::json(current->version) : nlohmann::json()}};
+  if (!e.region.whole()) out["region"] = region_json(e.region);  // docs/library.md "Shape regions"
+  return out;
 }
 
 // A candidate as the leaderboard and the review list show it.
@@ -198,8 +201,11 @@ Outcome Curator::diff(const std::string& id) {
   auto snap = read_head(m_repo);
   if (!snap) return error(Code::internal, snap.error().what());
   const std::string* head = &snap->commit;
-  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend,
-                                                               device_class(l.verdict, l.rec.device_class));
+  const std::string cls = device_class(l.verdict, l.rec.device_class);
+  const DispatchEntry* inc = snap->dispatch.incumbent(l.rec.op, l.verdict.variant, l.rec.backend, cls);
+  if (snap->dispatch.regional(l.rec.op, l.verdict.variant, l.rec.backend, cls) && l.verdict.summary.incumbent)
+    for (const auto* e : snap->dispatch.serving(l.rec.op, l.verdict.variant, l.rec.backend, cls))
+      if (e->kernel == l.verdict.summary.incumbent->kernel) inc = e;  // the region's it was compared with
   std::string old_path = "/dev/null", old_text;  // git_patch adds the a/ and b/ prefixes
   if (inc) {
     auto src = m_repo.read(inc->kernel, *head);

@@ -14,7 +14,12 @@ namespace {
 
 using nlohmann::json;
 
-auto key_of(const DispatchEntry& e) { return std::tie(e.op, e.variant, e.backend, e.device_class); }
+auto key_of(const DispatchEntry& e) { return std::tie(e.op, e.variant, e.backend, e.device_class, e.region); }
+
+bool same_slot(const DispatchEntry& e, std::string_view op, std::string_view variant, std::string_view backend,
+               std::string_view device_class) {
+  return e.op == op && e.variant == variant && e.backend == backend && e.device_class == device_class;
+}
 
 util::Result<std::string> text_field(const json& j, const std::string& path, const char* name, bool required) {
   if (!j.contains(name)) {
@@ -83,6 +88,11 @@ util::Result<DispatchEntry> parse_entry(const json& j, const std::string& path) 
       return util::fail(path + ".spec_version", "expected an integer >= 1, got " + v.dump());
     e.spec_version = v.get<int>();
   }
+  if (j.contains("region")) {
+    auto r = parse_region(j["region"], path + ".region");
+    if (!r) return std::unexpected(r.error());
+    e.region = std::move(*r);
+  }
   if (j.contains("configs")) {
     if (!j["configs"].is_array()) return util::fail(path + ".configs", "expected an array");
     for (size_t i = 0; i < j["configs"].size(); ++i) {
@@ -99,16 +109,75 @@ util::Result<DispatchEntry> parse_entry(const json& j, const std::string& path) 
 const DispatchEntry* Dispatch::find(std::string_view op, std::string_view variant, std::string_view backend,
                                     std::string_view device_class) const {
   for (const auto& e : entries)
-    if (e.op == op && e.variant == variant && e.backend == backend && e.device_class == device_class) return &e;
+    if (same_slot(e, op, variant, backend, device_class) && e.region.whole()) return &e;
+  return nullptr;
+}
+
+const DispatchEntry* Dispatch::find(std::string_view op, std::string_view variant, std::string_view backend,
+                                    std::string_view device_class, const std::map<std::string, int64_t>& params) const {
+  for (const auto& e : entries)
+    if (same_slot(e, op, variant, backend, device_class) && e.region.contains(params)) return &e;
+  return nullptr;
+}
+
+namespace {
+
+// The classes a lookup for `device_class` tries, in order.
+std::vector<std::string_view> lookup_classes(std::string_view device_class) {
+  std::vector<std::string_view> out{device_class};
+  if (x86_level_of(device_class)) out.push_back(k_legacy_x86_class);
+  if (device_class != "any") out.push_back("any");
+  return out;
+}
+
+}  // namespace
+
+const DispatchEntry* Dispatch::incumbent(std::string_view op, std::string_view variant, std::string_view backend,
+                                         std::string_view device_class) const {
+  for (auto cls : lookup_classes(device_class))
+    if (auto e = find(op, variant, backend, cls)) return e;
   return nullptr;
 }
 
 const DispatchEntry* Dispatch::incumbent(std::string_view op, std::string_view variant, std::string_view backend,
-                                         std::string_view device_class) const {
-  if (auto e = find(op, variant, backend, device_class)) return e;
-  if (x86_level_of(device_class))
-    if (auto e = find(op, variant, backend, k_legacy_x86_class)) return e;
-  return find(op, variant, backend, "any");
+                                         std::string_view device_class,
+                                         const std::map<std::string, int64_t>& params) const {
+  for (auto cls : lookup_classes(device_class))
+    if (auto e = find(op, variant, backend, cls, params)) return e;
+  return nullptr;
+}
+
+std::vector<const DispatchEntry*> Dispatch::serving(std::string_view op, std::string_view variant,
+                                                    std::string_view backend, std::string_view device_class) const {
+  std::vector<const DispatchEntry*> out;
+  for (auto cls : lookup_classes(device_class)) {
+    for (const auto& e : entries)
+      if (same_slot(e, op, variant, backend, cls) && !e.region.whole()) out.push_back(&e);
+    if (auto whole = find(op, variant, backend, cls)) {
+      out.push_back(whole);
+      break;
+    }
+  }
+  return out;
+}
+
+bool Dispatch::regional(std::string_view op, std::string_view variant, std::string_view backend,
+                        std::string_view device_class) const {
+  for (const auto* e : serving(op, variant, backend, device_class))
+    if (!e->region.whole()) return true;
+  return false;
+}
+
+std::string Dispatch::overlap() const {
+  for (size_t i = 0; i < entries.size(); ++i)
+    for (size_t k = i + 1; k < entries.size(); ++k) {
+      const auto &a = entries[i], &b = entries[k];
+      if (same_slot(b, a.op, a.variant, a.backend, a.device_class) && a.region.overlaps(b.region))
+        return a.op + "/" + a.variant + "/" + a.backend + "/" + a.device_class + ": " + b.kernel + " (" +
+               b.region.text() + ") overlaps " + a.kernel + " (" + a.region.text() +
+               "): the regions of one class must not overlap (docs/library.md \"Shape regions\")";
+    }
+  return {};
 }
 
 void Dispatch::upsert(DispatchEntry entry) {
@@ -130,12 +199,22 @@ util::Result<Dispatch> parse_dispatch(std::string_view text, const std::string& 
     return util::fail(where + ": schema", "expected \"kwb.dispatch.v1\"");
   if (!j.contains("entries") || !j["entries"].is_array()) return util::fail(where + ": entries", "expected an array");
   Dispatch d;
+  std::vector<DispatchEntry> parsed;  // in file order, for the errors' indices
   for (size_t i = 0; i < j["entries"].size(); ++i) {
     std::string path = where + ": entries[" + std::to_string(i) + "]";
     auto e = parse_entry(j["entries"][i], path);
     if (!e) return std::unexpected(e.error());
-    if (d.find(e->op, e->variant, e->backend, e->device_class))
-      return util::fail(path, "a second entry for " + e->op + "/" + e->variant + "/" + e->backend + "/" + e->device_class);
+    for (size_t k = 0; k < i; ++k) {
+      const DispatchEntry& o = parsed[k];
+      if (!same_slot(o, e->op, e->variant, e->backend, e->device_class)) continue;
+      if (o.region.whole() && e->region.whole())
+        return util::fail(path, "a second entry for " + e->op + "/" + e->variant + "/" + e->backend + "/" + e->device_class);
+      if (o.region.overlaps(e->region))
+        return util::fail(path + ".region", "(" + e->region.text() + ") overlaps entries[" + std::to_string(k) + "] (" +
+                                                o.kernel + ", " + o.region.text() +
+                                                "): the regions of one op/variant/backend/device class must not overlap");
+    }
+    parsed.push_back(*e);
     d.upsert(std::move(*e));
   }
   return d;
@@ -153,6 +232,7 @@ std::string dispatch_text(const Dispatch& d) {
     json je = {{"op", e.op}, {"variant", e.variant}, {"backend", e.backend}, {"device_class", e.device_class},
                {"kernel", e.kernel}, {"entry", e.entry}, {"candidate", e.candidate}, {"configs", configs}};
     if (e.spec_version > 0) je["spec_version"] = e.spec_version;
+    if (!e.region.whole()) je["region"] = region_json(e.region);
     entries.push_back(std::move(je));
   }
   json j = {{"schema", "kwb.dispatch.v1"}, {"entries", entries}};

@@ -11,6 +11,7 @@
 #include "library/snapshot.hpp"
 #include "library/promotion_gate.hpp"
 #include "library/referee.hpp"
+#include "library/region_decision.hpp"
 #include "util/hash.hpp"
 
 namespace kwb::library {
@@ -27,10 +28,12 @@ bool is_spec_param(const core::Spec* spec, const std::string& name) {
   return std::find(spec->params.begin(), spec->params.end(), name) != spec->params.end();
 }
 
-std::vector<DispatchConfig> configs_of(const PromotionRequest& req) {
+// The configs of the timed bench workloads (`only`: of these workloads alone).
+std::vector<DispatchConfig> configs_of(const PromotionRequest& req, const std::vector<std::string>* only = nullptr) {
   std::vector<DispatchConfig> out;
   for (const auto& w : req.verdict.workloads) {
     if (w.kind != "bench" || !w.time) continue;
+    if (only && std::find(only->begin(), only->end(), w.name) == only->end()) continue;
     DispatchConfig c;
     c.workload = w.name;
     for (const auto& [k, v] : w.params) (is_spec_param(req.spec, k) ? c.params : c.tune)[k] = v;
@@ -40,7 +43,8 @@ std::vector<DispatchConfig> configs_of(const PromotionRequest& req) {
   return out;
 }
 
-nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_symbol, const core::IncumbentRef& inc) {
+nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_symbol, const core::IncumbentRef& inc,
+                        const std::string& replaces) {
   const auto& v = req.verdict;
   nlohmann::json workloads = nlohmann::json::array();
   for (const auto& w : v.workloads) {
@@ -62,11 +66,63 @@ nlohmann::json metadata(const PromotionRequest& req, const std::string& entry_sy
            {{"device", v.device},
             {"toolchain", v.toolchain},
             {"reason", v.reason},
-            {"replaces", inc.kernel},
+            {"replaces", replaces},
             {"compared_at_commit", inc.commit},
             {"geomean_vs_incumbent", v.summary.geomean_vs_incumbent ? nlohmann::json(*v.summary.geomean_vs_incumbent)
                                                                     : nlohmann::json()},
             {"workloads", workloads}}}};
+}
+
+// A promotion where the incumbents hold regions (docs/library.md "Shape regions"): one entry per
+// region the candidate won, with that region's bounds; the other regions keep their incumbents.
+struct RegionalPlan {
+  std::vector<DispatchEntry> entries;
+  std::vector<std::string> regions, replaced;
+  std::optional<PromotionResult> stop;  // refused or conflict
+};
+
+std::string slots_text(const Dispatch& d, const core::Verdict& v, const std::string& dc) {
+  std::string out;
+  for (const auto* e : d.serving(v.op, v.variant, v.backend, dc))
+    out += e->kernel + "@" + e->device_class + "(" + e->region.text() + ") ";
+  return out;
+}
+
+util::Result<RegionalPlan> regional_plan(Repository& repo, const PromotionRequest& req, const Dispatch& head,
+                                         const std::string& dc, const DispatchEntry& model) {
+  const auto& v = req.verdict;
+  RegionalPlan plan;
+  const core::IncumbentRef compared = v.summary.incumbent.value_or(core::IncumbentRef{});
+  auto then_text = repo.read("dispatch.json", compared.commit);
+  auto then = then_text ? parse_dispatch(*then_text) : util::Result<Dispatch>(std::unexpected(then_text.error()));
+  if (compared.commit.empty() || !then || slots_text(*then, v, dc) != slots_text(head, v, dc)) {
+    plan.stop = conflict(fmt::format("the incumbents of the regions of {}/{}/{} changed since this candidate was "
+                                     "measured (at {}): evaluate the candidate again against the new incumbents",
+                                     v.op, v.variant, v.backend, compared.commit.empty() ? "no commit" : compared.commit.substr(0, 12)));
+    return plan;
+  }
+  if (!req.spec) {
+    plan.stop = refused("the op's incumbents hold regions and the spec of " + v.op + " is not known here: its bench "
+                        "workloads' params place them in regions");
+    return plan;
+  }
+  std::vector<const core::Workload*> timed;
+  for (const auto& w : req.spec->bench_workloads)
+    for (const auto& r : v.workloads)
+      if (r.kind == "bench" && r.name == w.name && r.time) timed.push_back(&w);
+  for (const auto& share : shares_of(head, v.op, v.variant, v.backend, dc, timed)) {
+    if (!share.incumbent || !region_won(share.workloads, v)) continue;
+    DispatchEntry e = model;
+    e.region = share.incumbent->region;
+    e.configs = configs_of(req, &share.workloads);
+    if (core::is_backend(v.backend, core::Backend::cpu)) e.entry = share.incumbent->entry;
+    plan.entries.push_back(std::move(e));
+    plan.regions.push_back(share.incumbent->region.text());
+    plan.replaced.push_back(share.incumbent->kernel);
+  }
+  if (plan.entries.empty())
+    plan.stop = refused("the candidate wins no region of " + v.op + "/" + v.variant + "/" + v.backend + ": " + v.reason);
+  return plan;
 }
 
 }  // namespace
@@ -129,14 +185,15 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     const std::string* head = &snap->commit;
     Dispatch* dispatch = &snap->dispatch;
     const DispatchEntry* now = dispatch->incumbent(v.op, v.variant, v.backend, dc);
+    const bool regional = dispatch->regional(v.op, v.variant, v.backend, dc);
     core::IncumbentRef compared = v.summary.incumbent.value_or(core::IncumbentRef{});
     std::string now_sha;
-    if (now) {
+    if (now && !regional) {
       auto src = repo.read(now->kernel, *head);
       if (!src) return std::unexpected(src.error());
       now_sha = util::sha256_hex(*src);
     }
-    if (now_sha != compared.source_sha256 || (now && now->kernel != compared.kernel))
+    if (!regional && (now_sha != compared.source_sha256 || (now && now->kernel != compared.kernel)))
       return conflict(fmt::format("the incumbent of {}/{}/{} changed since this candidate was measured (it was {}, "
                                   "now {}): evaluate the candidate again against the new incumbent",
                                   v.op, v.variant, v.backend, compared.kernel.empty() ? "none" : compared.kernel,
@@ -157,15 +214,36 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     std::string meta_path = std::filesystem::path(entry.kernel).replace_extension(".json").generic_string();
     std::map<std::string, std::string> files;
     files[entry.kernel] = req.candidate.source;
-    files[meta_path] = metadata(req, entry.entry, compared).dump(2) + "\n";
-    dispatch->upsert(entry);
+    std::string replaces = compared.kernel, region_trailer, region_text;
+    nlohmann::json meta;
+    if (regional) {
+      auto plan = regional_plan(repo, req, *dispatch, dc, entry);
+      if (!plan) return std::unexpected(plan.error());
+      if (plan->stop) return *plan->stop;
+      replaces = fmt::format("{}", fmt::join(plan->replaced, ", "));
+      region_text = fmt::format("{}", fmt::join(plan->regions, "; "));
+      region_trailer = "Kwb-Region: " + region_text + "\n";
+      meta = metadata(req, plan->entries.front().entry, compared, replaces);
+      if (plan->entries.size() == 1) meta["region"] = region_json(plan->entries.front().region);
+      else
+        for (const auto& e : plan->entries) meta["regions"].push_back(region_json(e.region));
+      entry = plan->entries.front();
+      for (auto& e : plan->entries) dispatch->upsert(std::move(e));
+      if (auto why = dispatch->overlap(); !why.empty()) return refused("promoting it would leave " + why);
+    } else {
+      meta = metadata(req, entry.entry, compared, replaces);
+      dispatch->upsert(entry);
+    }
+    files[meta_path] = meta.dump(2) + "\n";
     files["dispatch.json"] = dispatch_text(*dispatch);
 
     // The first kernel of an op and device class has no incumbent to be faster than.
     const auto& speedup = v.summary.geomean_vs_incumbent;
     const std::string speed = speedup ? fmt::format("{:.3f}x", *speedup) : "the first";
-    std::string message = fmt::format("Promote {} as the {}/{}/{} incumbent on {} ({})\n\n", req.candidate.id, v.op,
-                                      v.variant, v.backend, dc, speed);
+    std::string message = fmt::format("Promote {} as the {}/{}/{} incumbent on {}{} ({})\n\n", req.candidate.id, v.op,
+                                      v.variant, v.backend, dc,
+                                      region_text.empty() ? "" : " for " + region_text,
+                                      speed);
     if (!req.candidate.note.empty()) message += req.candidate.note + "\n\n";
     message += v.reason + "\n\n";
     for (const auto& w : v.workloads)
@@ -179,10 +257,10 @@ util::Result<PromotionResult> promote(Repository& repo, const PromotionRequest& 
     };
     message += fmt::format("\nKwb-Candidate: {}\nKwb-Op: {}\nKwb-Variant: {}\nKwb-Backend: {}\nKwb-Device: {}\n"
                            "Kwb-Device-Class: {}\nKwb-Toolchain: {}\nKwb-Speedup: {}\nKwb-Replaces: {}\n"
-                           "Kwb-Spec-Version: {}\nKwb-Reviewer: {}\n",
+                           "Kwb-Spec-Version: {}\n{}Kwb-Reviewer: {}\n",
                            req.candidate.id, v.op, v.variant, v.backend, one_line(v.device), dc,
-                           one_line(v.toolchain), speedup ? fmt::format("{:.4f}", *speedup) : "none", compared.kernel.empty() ? "none" : compared.kernel,
-                           v.spec_version, one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
+                           one_line(v.toolchain), speedup ? fmt::format("{:.4f}", *speedup) : "none", replaces.empty() ? "none" : one_line(replaces),
+                           v.spec_version, region_trailer, one_line(req.reviewer.empty() ? "unknown" : req.reviewer));
     if (auto san = sanitizer_trailer(v); !san.empty()) message += "Kwb-Sanitizer: " + one_line(san) + "\n";
     auto committed = repo.commit(*head, files, message);
     if (!committed) return std::unexpected(committed.error());

@@ -130,6 +130,11 @@ std::optional<Incumbent> Referee::settle(const core::Candidate& cand, core::Verd
   auto note = [&](const std::string& text) { v.reason += "; " + text; };
   auto snap = read_head(m_repo);
   if (!snap) return note("not compared with the library: " + snap.error().what()), std::nullopt;
+  if (snap->dispatch.regional(v.op, v.variant, v.backend, device_class(v))) {
+    const core::Spec* spec = candidate ? candidate->spec() : nullptr;
+    if (!spec) return note("not compared with the library: no open evaluation of the candidate to time"), std::nullopt;
+    return settle_regions(cand, v, *spec, snap->dispatch, snap->commit);
+  }
   const DispatchEntry* entry = snap->dispatch.incumbent(v.op, v.variant, v.backend, device_class(v));
   if (!entry) {
     v.summary.beats_incumbent = true;
@@ -160,8 +165,8 @@ void Referee::judge(const core::Candidate& cand, core::Verdict& v, eval::Evaluat
   if (auto inc = settle(cand, v, candidate); inc && candidate) compare(cand, v, *candidate, *inc, prepare);
 }
 
-void Referee::compare(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& evaluation,
-                      const Incumbent& incumbent_ref, const PrepareFn& prepare) {
+void Referee::compare_one(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& evaluation,
+                          const Incumbent& incumbent_ref, const PrepareFn& prepare) {
   eval::Evaluation* candidate = &evaluation;
   const auto start = std::chrono::steady_clock::now();
   struct Finish {  // the decide stage's time, whichever way it ends

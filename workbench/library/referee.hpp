@@ -60,6 +60,12 @@ struct Incumbent {
   core::IncumbentRef ref;
   std::string source;
   std::vector<std::string> flags;  // it was promoted with (kernel_flags)
+  // Where the op's incumbents hold regions (docs/library.md "Shape regions"): the incumbent of
+  // every region the candidate's timed bench workloads fall in, each with those workloads
+  // (`workloads`), compared one after the other; empty: this one serves every workload.
+  std::vector<Incumbent> regions;
+  std::vector<std::string> workloads;
+  std::vector<std::string> notes;  // regional: what the comparison cannot cover (no incumbent, no workload)
 };
 
 // The bench workloads of the spec that the verdict timed, in spec order.
@@ -98,6 +104,15 @@ class Referee {
   const Policy& policy() const { return m_policy; }
 
  private:
+  // compare() against one incumbent on the verdict's timed bench workloads.
+  void compare_one(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& candidate,
+                   const Incumbent& incumbent, const PrepareFn& prepare);
+  // settle() and compare() where the incumbents hold regions (referee_regions.cpp): each region's
+  // incumbent on the workloads of its region, each region decided alone.
+  std::optional<Incumbent> settle_regions(const core::Candidate& cand, core::Verdict& v, const core::Spec& spec,
+                                          const Dispatch& dispatch, const std::string& commit);
+  void compare_regions(const core::Candidate& cand, core::Verdict& v, eval::Evaluation& candidate,
+                       const Incumbent& incumbents, const PrepareFn& prepare);
   // The decision from the workloads' comparisons: summary.decision, geomean, machine, the note.
   void conclude(core::Verdict& v, const std::vector<WorkloadComparison>& comparisons, const Policy& policy,
                 const std::string& kernel, const eval::MachineWatch& watch);

@@ -55,6 +55,9 @@ eval::PairedRules Referee::paired_rules(const std::string& device_key) const {
 std::optional<Incumbent> Referee::find_incumbent(const core::Candidate& cand, const std::string& device_class) {
   auto snap = read_head(m_repo);
   if (!snap) return std::nullopt;
+  // One pass times one warm incumbent: where the incumbents hold regions, each region's is
+  // compared after the verdict instead (referee_regions.cpp).
+  if (snap->dispatch.regional(cand.op, cand.variant, cand.backend, device_class)) return std::nullopt;
   const DispatchEntry* entry = snap->dispatch.incumbent(cand.op, cand.variant, cand.backend, device_class);
   if (!entry) return std::nullopt;
   auto source = m_repo.read(entry->kernel, snap->commit);

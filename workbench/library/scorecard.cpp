@@ -78,7 +78,7 @@ nlohmann::json row_json(const ScoreRow& row) {
   for (const auto& r : row.rivals)
     rivals.push_back({{"name", r.name}, {"kind", r.kind}, {"ns", opt(r.ns)}, {"status", r.status}});
   auto best = fastest_rival(row);
-  return {{"op", row.op},
+  nlohmann::json out = {{"op", row.op},
           {"variant", row.variant},
           {"backend", row.backend},
           {"device_class", row.device_class},
@@ -105,6 +105,8 @@ nlohmann::json row_json(const ScoreRow& row) {
           {"device", row.device},
           {"measured_at", row.measured_at},
           {"stale", row.stale}};
+  if (!row.region.empty()) out["region"] = row.region;  // docs/library.md "Shape regions"
+  return out;
 }
 
 util::Result<ScoreRow> row_from_json(const nlohmann::json& j, const std::string& where) {
@@ -117,6 +119,7 @@ util::Result<ScoreRow> row_from_json(const nlohmann::json& j, const std::string&
   }
   row.kernel = text(j, "kernel");
   row.source_sha256 = text(j, "source_sha256");
+  row.region = text(j, "region");
   row.reason = text(j, "reason");
   row.device = text(j, "device");
   row.measured_at = text(j, "measured_at");

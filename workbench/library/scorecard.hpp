@@ -29,6 +29,9 @@ struct Rival {
 struct ScoreRow {
   std::string op, variant, backend, device_class, workload;
   std::string kernel, source_sha256;  // the incumbent: library path and source digest
+  // Its shape region where it holds one ("n in [1, 1500000]"; docs/library.md "Shape regions"):
+  // the workload lies in it; empty: the whole space.
+  std::string region;
   // "measured": timed; "no_device": this machine has no device of the backend; "failed": the
   // incumbent was not accepted here (reason); "not_measured": no stored figure.
   std::string status = "measured";

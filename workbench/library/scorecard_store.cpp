@@ -86,6 +86,11 @@ util::Result<nlohmann::json> stored_report(const std::filesystem::path& dir, Rep
   for (auto& r : *rows) {
     const auto* now = head->dispatch.incumbent(r.op, r.variant, r.backend, r.device_class);
     r.stale = !now || now->kernel != r.kernel;
+    if (!r.region.empty()) {  // a region's incumbent: still one the head serves that region with
+      r.stale = true;
+      for (const auto* e : head->dispatch.serving(r.op, r.variant, r.backend, r.device_class))
+        if (e->kernel == r.kernel && e->region.text() == r.region) r.stale = false;
+    }
     stale += r.stale;
   }
   nlohmann::json source = stored.value("source", nlohmann::json::object());

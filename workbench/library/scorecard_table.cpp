@@ -46,8 +46,8 @@ std::string report_table(const nlohmann::json& report) {
     if (r.value("status", "") != "measured" && r.contains("reason") && !r["reason"].get<std::string>().empty())
       status += ": " + r["reason"].get<std::string>();
     out += fmt::format("{:<12} {:<6} {:<13} {:<15} {:<16} {:>11} {:>11} {:<26} {:>8} {:>6} {:>6} {:>6} {:>6} {:>8} {}\n",
-                       str(r, "op"), str(r, "variant"), str(r, "backend"), str(r, "device_class"), str(r, "workload"),
-                       us(r, "incumbent_ns"), us(f, "ns"), str(f, "name"), num(r, "vs_fastest", "{:.3f}x"),
+                       str(r, "op"), str(r, "variant"), str(r, "backend"), str(r, "device_class"),
+                       str(r, "workload") + (r.contains("region") ? " (" + str(r, "region") + ")" : ""), us(r, "incumbent_ns"), us(f, "ns"), str(f, "name"), num(r, "vs_fastest", "{:.3f}x"),
                        num(roof, "pct_bw", "{:.1f}"), num(roof, "pct_flops", "{:.1f}"), num(roof, "pct_bw_sheet", "{:.1f}"),
                        num(roof, "pct_flops_sheet", "{:.1f}"), roof_text(roof), status);
   }

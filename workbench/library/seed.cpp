@@ -1,5 +1,7 @@
 #include "library/seed.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/backend.hpp"
@@ -15,10 +17,13 @@ util::Result<std::map<std::string, std::string>> seed_files(const fs::path& kern
   if (!fs::is_directory(kernels_dir, ec)) return util::fail(kernels_dir.string(), "not a directory of kernels");
   std::map<std::string, std::string> files;
   Dispatch dispatch;
+  std::vector<fs::path> metas;  // in path order, so that an error names the same file every time
   for (auto it = fs::recursive_directory_iterator(kernels_dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
-    const fs::path& meta_path = it->path();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json") metas.push_back(it->path());
+  if (ec) return util::fail(kernels_dir.string(), ec.message());
+  std::sort(metas.begin(), metas.end());
+  for (const fs::path& meta_path : metas) {
     std::string rel_meta = fs::relative(meta_path, kernels_dir).generic_string();
     auto meta_text = util::read_file(meta_path);
     if (!meta_text) return std::unexpected(meta_text.error());
@@ -44,14 +49,25 @@ util::Result<std::map<std::string, std::string>> seed_files(const fs::path& kern
     auto text = util::read_file(source);
     if (!text) return util::fail(meta_path.string(), "no kernel source " + source.filename().string() + " beside it");
     e.kernel = fs::relative(source, kernels_dir).generic_string();
-    if (auto* other = dispatch.find(e.op, e.variant, e.backend, e.device_class))
-      return util::fail(meta_path.string(), "a second seed kernel for " + e.op + "/" + e.variant + "/" + e.backend +
-                                                " (the first is " + other->kernel + ")");
+    if (meta.contains("region")) {  // docs/library.md "Shape regions"
+      auto region = parse_region(meta["region"], meta_path.string() + ": region");
+      if (!region) return std::unexpected(region.error());
+      e.region = std::move(*region);
+    }
+    for (const auto& other : dispatch.entries) {
+      if (other.op != e.op || other.variant != e.variant || other.backend != e.backend || !other.region.overlaps(e.region))
+        continue;
+      if (other.region.whole() && e.region.whole())
+        return util::fail(meta_path.string(), "a second seed kernel for " + e.op + "/" + e.variant + "/" + e.backend +
+                                                  " (the first is " + other.kernel + ")");
+      return util::fail(meta_path.string() + ": region",
+                        "(" + e.region.text() + ") overlaps the region of " + other.kernel + " (" + other.region.text() +
+                            "): the seed kernels of one op/variant/backend must hold disjoint regions");
+    }
     files[e.kernel] = std::move(*text);
     files[rel_meta] = std::move(*meta_text);
     dispatch.upsert(std::move(e));
   }
-  if (ec) return util::fail(kernels_dir.string(), ec.message());
   files["dispatch.json"] = dispatch_text(dispatch);
   return files;
 }

@@ -68,7 +68,8 @@ ToolResult get_incumbent(ToolCall& call) {
                       (variant.empty() ? "" : " variant " + variant) + " (any candidate that is correct can become the first)");
   std::string text = "incumbents of " + op + " at library commit " + s(r.body, "commit").substr(0, 12) + ":";
   for (const auto& e : entries) {
-    text += "\n\n## " + s(e, "kernel") + " (" + s(e, "variant") + ", " + s(e, "backend") + ", device class " + s(e, "device_class") + ")";
+    text += "\n\n## " + s(e, "kernel") + " (" + s(e, "variant") + ", " + s(e, "backend") + ", device class " + s(e, "device_class") +
+            (e.contains("region") ? ", for the params " + json_text(e["region"]) + " only (docs/library.md \"Shape regions\")" : "") + ")";
     for (const auto& c : e.value("configs", json::array()))
       if (c.contains("median_ns") && c["median_ns"].is_number())
         text += "\n" + s(c, "workload") + ": median " + std::to_string(int64_t(c["median_ns"].get<double>())) + " ns" +

@@ -24,8 +24,8 @@ util::Result<std::map<std::string, std::string>> render_package(const Package& p
     auto d = render_dispatcher(t);
     if (!d) return std::unexpected(d.error());
     files["src/" + t.function + ".cpp"] = std::move(*d);
-    for (const auto* k : {t.cpu ? &*t.cpu : nullptr, t.cpu_baseline ? &*t.cpu_baseline : nullptr})
-      if (k) files[k->unit] = render_cpu_unit(t, *k, pkg.kernel_sources.at(k->path));
+    for (const auto* k : cpu_kernels(t))
+      files[k->unit] = render_cpu_unit(t, *k, pkg.kernel_sources.at(k->path));
     if (t.cuda)
       for (const auto& c : t.cuda->configs) files[c.file] = render_cuda_config(t, c, pkg.kernel_sources.at(t.cuda->path));
   }

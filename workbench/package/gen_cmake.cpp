@@ -23,8 +23,7 @@ std::string render_cmake(const Package& pkg) {
   std::string cpu;  // kwb_cpu_kernel(<unit> <level> <flags>...) lines
   std::set<std::string> ops;
   for (const auto& t : pkg.targets) {
-    for (const auto* k : {t.cpu ? &*t.cpu : nullptr, t.cpu_baseline ? &*t.cpu_baseline : nullptr}) {
-      if (!k) continue;
+    for (const auto* k : cpu_kernels(t)) {
       std::string flags;
       for (const auto& f : k->flags) flags += " [=[" + f + "]=]";  // bracket arguments: no escapes
       cpu += fmt::format("kwb_cpu_kernel({} {}{})  # {}\n", k->unit, k->level, flags, k->path);

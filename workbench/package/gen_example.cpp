@@ -203,7 +203,8 @@ namespace kwb::reference {
   }
   out += "}  // namespace\n\nint main() {\n  bool passed = true;\n";
   for (const auto& t : pkg.targets) {
-    if (t.cpu) out += fmt::format("  passed &= kwbx::run(\"{0}\", check_{0}, kwbx::Backend::cpu);\n", t.function);
+    if (t.cpu || !t.cpu_regions.empty())
+      out += fmt::format("  passed &= kwbx::run(\"{0}\", check_{0}, kwbx::Backend::cpu);\n", t.function);
     else out += fmt::format("  kwbx::skip(\"{}\", kwbx::Backend::cpu, \"no CPU kernel in this package\");\n", t.function);
   }
   out += "#ifdef KWB_WITH_CUDA\n  const std::string no_device = kwbx::cuda_unavailable();\n";

@@ -20,8 +20,11 @@ std::string configs_text(const CudaKernel& k) {
 }
 
 std::string cpu_text(const Target& t) {
-  if (!t.cpu) return "—";
-  std::string s = fmt::format("`{}` ({})", t.cpu->path, t.cpu->device_class);
+  std::string regions;
+  for (const auto& r : t.cpu_regions)
+    regions += fmt::format("`{}` ({}) for {}; ", r.kernel.path, r.kernel.device_class, r.region.text());
+  if (!t.cpu) return regions.empty() ? "—" : regions + "none elsewhere";
+  std::string s = regions + fmt::format("`{}` ({})", t.cpu->path, t.cpu->device_class);
   if (t.cpu->level > 1)
     s += t.cpu_baseline ? fmt::format("; below x86-64-v{}: `{}`", t.cpu->level, t.cpu_baseline->path)
                         : fmt::format("; none below x86-64-v{}", t.cpu->level);
@@ -128,6 +131,11 @@ std::string render_manifest(const Package& pkg) {
     };
     if (t.cpu) f["cpu"] = cpu(*t.cpu);
     if (t.cpu_baseline) f["cpu_baseline"] = cpu(*t.cpu_baseline);
+    for (const auto& r : t.cpu_regions) {  // docs/library.md "Shape regions"
+      auto k = cpu(r.kernel);
+      k["region"] = library::region_json(r.region);
+      f["cpu_regions"].push_back(std::move(k));
+    }
     if (t.cuda) {
       nlohmann::ordered_json configs = nlohmann::ordered_json::array(), picks = nlohmann::ordered_json::array();
       for (const auto& c : t.cuda->configs) configs.push_back({{"tune", c.tune}, {"file", c.file}});

@@ -9,6 +9,7 @@
 
 #include "core/launch_plan.hpp"
 #include "core/spec.hpp"
+#include "library/region.hpp"
 #include "package/export.hpp"
 
 namespace kwb::package {
@@ -55,6 +56,14 @@ struct CudaKernel {
   size_t alignment = 0;           // as CpuKernel's
 };
 
+// A CPU kernel of a shape region (docs/library.md "Shape regions"): the dispatcher calls it when the
+// params lie in its region (and the CPU has its level, the tensors its alignment), before `cpu`.
+struct RegionalCpu {
+  library::Region region;
+  CpuKernel kernel;
+  size_t order = 0;  // its place in the dispatch's lookup (library::Dispatch::serving)
+};
+
 struct Target {
   const core::Spec* spec = nullptr;
   const core::Variant* variant = nullptr;
@@ -62,8 +71,18 @@ struct Target {
   std::optional<CpuKernel> cpu;
   // The "any" kernel, when `cpu` needs an x86-64 level above the baseline: called on CPUs below it.
   std::optional<CpuKernel> cpu_baseline;
+  std::vector<RegionalCpu> cpu_regions;  // in lookup order, tried before `cpu`
   std::optional<CudaKernel> cuda;
 };
+
+// Every CPU kernel of a target: cpu, cpu_baseline, then the regional ones.
+inline std::vector<const CpuKernel*> cpu_kernels(const Target& t) {
+  std::vector<const CpuKernel*> out;
+  if (t.cpu) out.push_back(&*t.cpu);
+  if (t.cpu_baseline) out.push_back(&*t.cpu_baseline);
+  for (const auto& r : t.cpu_regions) out.push_back(&r.kernel);
+  return out;
+}
 
 struct Package {
   std::vector<Target> targets;                       // sorted by function

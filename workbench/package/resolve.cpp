@@ -129,8 +129,9 @@ util::Result<void> resolve_configs(CudaKernel& k, const library::DispatchEntry& 
 }
 
 // `baseline`: the entry is the "any" kernel kept for CPUs below the level of the target's incumbent.
+// `region`: the entry is a shape region's, the `region`-th the dispatch's lookup tries (-1: not).
 util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, const library::DispatchEntry& e,
-                             bool baseline = false) {
+                             bool baseline = false, int region = -1) {
   if (core::is_backend(e.backend, core::Backend::cpu)) {
     auto text = read_kernel(req, e, core::source_extension(core::Backend::cpu));
     if (!text) return std::unexpected(text.error());
@@ -142,10 +143,13 @@ util::Result<void> add_entry(Package& pkg, Target& t, const ExportRequest& req, 
     CpuKernel k{e.kernel, e.entry, e.device_class, library::x86_level_of(e.device_class), std::move(meta->flags), "", "",
                 meta->alignment};
     if (e.device_class == library::k_legacy_x86_class) k.level = library::x86_level_of(pkg.cpu_device_class);
-    const std::string stem = t.function + (baseline ? "_baseline" : "");
+    const std::string stem = t.function + (baseline ? "_baseline" : "") + (region >= 0 ? "_r" + std::to_string(region) : "");
     k.unit = "cpu/" + stem + ".cpp";
     k.symbol = e.entry + "__" + stem;
-    (baseline ? t.cpu_baseline : t.cpu) = std::move(k);
+    if (region >= 0)
+      t.cpu_regions.push_back({e.region, std::move(k), size_t(region)});
+    else
+      (baseline ? t.cpu_baseline : t.cpu) = std::move(k);
     pkg.kernel_sources[e.kernel] = std::move(*text);
     return {};
   }
@@ -209,11 +213,19 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
     const bool cpu = form == core::Backend::cpu;
     const std::string& cls = cpu ? cpu_class : req.cuda_device_class;
     const library::DispatchEntry* incumbent = dispatch->incumbent(e.op, e.variant, e.backend, cls);
+    // A shape region's kernel (docs/library.md "Shape regions"): its place in the lookup, or -1.
+    const auto serving = dispatch->serving(e.op, e.variant, e.backend, cls);
+    const auto at = std::find(serving.begin(), serving.end(), &e);
+    const int region = e.region.whole() || at == serving.end() ? -1 : int(at - serving.begin());
+    if (region >= 0 && !cpu) {
+      pkg.skipped.push_back(key + " (" + e.region.text() + "): shape regions of " + e.backend + " kernels are not exported yet");
+      continue;
+    }
     // The "any" CPU kernel stays as the fallback of an incumbent that needs an x86-64 level.
-    const bool baseline = incumbent != &e && cpu && e.device_class == "any" && incumbent &&
+    const bool baseline = incumbent != &e && cpu && e.device_class == "any" && e.region.whole() && incumbent &&
                           (library::x86_level_of(incumbent->device_class) > 1 ||
                            (incumbent->device_class == library::k_legacy_x86_class && library::x86_level_of(cls) > 1));
-    if (incumbent != &e && !baseline) {
+    if (incumbent != &e && !baseline && region < 0) {
       pkg.skipped.push_back(key + ": another device class (exporting " + cls + ")");
       continue;
     }
@@ -231,7 +243,7 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
       return util::fail(key_of(e), "exported function kwb::" + fn + " would also serve " + t.spec->op + "/" + t.variant->name);
     t.spec = spec, t.variant = variant, t.function = fn;
     seen_ops.insert(e.op);
-    if (auto r = add_entry(pkg, t, req, e, baseline); !r) return std::unexpected(r.error());
+    if (auto r = add_entry(pkg, t, req, e, baseline, region); !r) return std::unexpected(r.error());
   }
   for (const auto& op : wanted)
     if (!seen_ops.contains(op)) return util::fail("ops", "'" + op + "' has no exported entry in dispatch.json");
@@ -239,9 +251,11 @@ util::Result<Package> resolve_package(const ExportRequest& req) {
 
   std::map<std::string, std::string> symbols;  // CPU entry symbol -> function
   for (auto& [fn, t] : targets) {
-    if (t.cpu) {
-      auto [it, fresh] = symbols.emplace(t.cpu->entry, fn);
-      if (!fresh) return util::fail("dispatch.json", "kwb::" + fn + " and kwb::" + it->second + " both use the symbol " + t.cpu->entry);
+    std::sort(t.cpu_regions.begin(), t.cpu_regions.end(), [](const RegionalCpu& a, const RegionalCpu& b) { return a.order < b.order; });
+    const CpuKernel* first = t.cpu ? &*t.cpu : t.cpu_regions.empty() ? nullptr : &t.cpu_regions.front().kernel;
+    if (first) {
+      auto [it, fresh] = symbols.emplace(first->entry, fn);
+      if (!fresh) return util::fail("dispatch.json", "kwb::" + fn + " and kwb::" + it->second + " both use the symbol " + first->entry);
     }
     if (!pkg.references.contains(t.spec->op)) {
       const fs::path ref = req.specs_dir / t.spec->op / "reference.cpp";
