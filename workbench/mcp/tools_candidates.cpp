@@ -234,8 +234,10 @@ void add_candidate_tools(std::vector<Tool>& out) {
   out.push_back({"profile_kernel", "Profile a candidate",
                  "Asks for a profile of a candidate: it is evaluated again as a new candidate (parent: the given id) with "
                  "profile true, so its first verdict's timings stay as they were. The new verdict's profile says what came "
-                 "of it: no_device where the daemon has no GPU, not_applicable for cpu candidates, skipped when the "
-                 "candidate fails its checks, unavailable where Nsight Compute is not run. Its compiler_facts (registers, "
+                 "of it: measured (each bench workload's feedback.profile: DRAM and SM speed of light, occupancy and "
+                 "its limiter, cache hit rates, sectors per request, bank conflicts, warp stalls, and findings saying "
+                 "what to do), no_device where the daemon has no GPU, not_applicable for cpu candidates, skipped when "
+                 "the candidate fails its checks, unavailable where the machine has no Nsight Compute. Its compiler_facts (registers, "
                  "spills, occupancy, PTX and SASS instruction mix) and roofline position are there either way. Answers "
                  "with the new id at once (wait_s 0), or follows it like submit_kernel.",
                  object_schema({{"id", k_id},
