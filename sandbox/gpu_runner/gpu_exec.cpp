@@ -47,8 +47,7 @@ nlohmann::json GpuRunner::call() {
   if (auto s = prepare_args(); !s.empty()) return reply_error(s);
   std::string error;
   if (!load_helpers(error)) return reply_error(error);
-  if (auto s = check(m_cu.cuMemcpyHtoD(m_arena, m_host, m_mapped), "copying the arena to the device"); !s.empty())
-    return reply_error(s);
+  if (auto s = upload_arena(); !s.empty()) return reply_error(s);
   if (m_workspace_bytes)
     if (auto s = check(m_cu.cuMemsetD8(m_workspace, 0, m_workspace_bytes), "zeroing the workspace"); !s.empty())
       return reply_error(s);
@@ -60,8 +59,7 @@ nlohmann::json GpuRunner::call() {
   if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
   float ms = 0;
   m_cu.cuEventElapsedTime(&ms, m_start, m_stop);
-  if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
-    return reply_error(s);
+  if (auto s = download_arena(); !s.empty()) return reply_error(s);
   return {{"ok", true}, {"ns", {std::llround(double(ms) * 1e6)}}};
 }
 
@@ -80,6 +78,7 @@ std::string GpuRunner::ensure_flush_buffer(size_t bytes) {
 }
 
 nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
+  if (m_separate_mode) return reply_error("a session of tensors in separate allocations (a sanitizer's) is never timed");
   if (auto s = prepare_args(); !s.empty()) return reply_error(s);
   int calls = cmd.at("calls").get<int>();
   if (auto s = ensure_flush_buffer(cmd.value("flush_bytes", size_t(0))); !s.empty()) return reply_error(s);
@@ -116,8 +115,7 @@ nlohmann::json GpuRunner::time(const nlohmann::json& cmd) {
 nlohmann::json GpuRunner::fetch() {
   if (!m_host) return reply_error("fetch before map");
   if (auto s = check(m_cu.cuCtxSynchronize(), "[fault] the kernel failed"); !s.empty()) return reply_error(s);
-  if (auto s = check(m_cu.cuMemcpyDtoH(m_host, m_arena, m_mapped), "copying the arena back"); !s.empty())
-    return reply_error(s);
+  if (auto s = download_arena(); !s.empty()) return reply_error(s);
   return {{"ok", true}};
 }
 

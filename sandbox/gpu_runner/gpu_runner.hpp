@@ -154,6 +154,16 @@ class GpuRunner {
   std::vector<int64_t> m_params;
   std::vector<double> m_scalars;  // the spec's scalars (doubles), after the params
   CUdeviceptr m_arena = 0, m_workspace = 0, m_flush = 0, m_sink = 0;
+  // Under compute-sanitizer (KWB_GPU_SEPARATE_BUFFERS=1 in the environment, gpu_buffers.cpp):
+  // every tensor in a device allocation of its own and exactly its size, so that memcheck sees an
+  // access past a tensor's end (inside the one arena it would be an access to the next guard zone).
+  // Calls only: such a session is never timed.
+  bool m_separate_mode = false;
+  std::vector<CUdeviceptr> m_separate;
+  CUdeviceptr buffer_ptr(size_t i) const;
+  std::string allocate_separate();
+  std::string upload_arena();    // the host arena to the device (each tensor, when separate)
+  std::string download_arena();  // and back
   size_t m_arena_cap = 0, m_workspace_cap = 0, m_workspace_bytes = 0, m_flush_bytes = 0;
   std::vector<std::vector<uint64_t>> m_arg_values;
   std::vector<std::vector<void*>> m_arg_ptrs;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -282,6 +283,9 @@ nlohmann::json GpuRunner::map(const nlohmann::json& cmd) {
       return reply_error(s);
     m_arena_cap = bytes;
   }
+  if (const char* v = std::getenv("KWB_GPU_SEPARATE_BUFFERS"); v && std::string(v) == "1") m_separate_mode = true;
+  if (m_separate_mode)
+    if (auto s = allocate_separate(); !s.empty()) return reply_error(s);
   m_args_dirty = true;
   return {{"ok", true}, {"pinned", m_pinned}};
 }
@@ -357,7 +361,7 @@ std::string GpuRunner::prepare_args() {
     for (const auto& a : m_kernels[i].args) {
       if (a.kind == KernelArg::Kind::tensor) {
         if (size_t(a.index) >= m_buffers.size()) return "tensor index out of range";
-        values.push_back(uint64_t(m_arena + m_buffers[size_t(a.index)].offset));
+        values.push_back(uint64_t(buffer_ptr(size_t(a.index))));
       } else if (a.kind == KernelArg::Kind::param) {
         if (size_t(a.index) >= m_params.size()) return "param index out of range";
         values.push_back(uint64_t(m_params[size_t(a.index)]));

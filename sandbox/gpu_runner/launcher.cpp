@@ -60,7 +60,7 @@ nlohmann::json GpuRunner::load_launcher(const nlohmann::json& cmd) {
 
 std::string GpuRunner::prepare_launcher_args() {
   m_launcher_args.clear();
-  for (const auto& b : m_buffers) m_launcher_args.push_back(intptr_t(m_arena + b.offset));
+  for (size_t i = 0; i < m_buffers.size(); ++i) m_launcher_args.push_back(intptr_t(buffer_ptr(i)));
   for (int64_t p : m_params) m_launcher_args.push_back(intptr_t(p));
   m_launcher_args.push_back(reinterpret_cast<intptr_t>(m_stream));
   if (int(m_launcher_args.size()) > runner::k_max_args) return "the entry takes too many arguments";

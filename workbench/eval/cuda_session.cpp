@@ -33,6 +33,7 @@ util::Result<std::unique_ptr<GpuSession>> start_gpu_session(const GpuSessionOpti
   cfg.cpu_seconds = 3600;  // over the session; the runner sleeps (blocking sync) while kernels run
   if (!opt.driver.empty()) cfg.binds.push_back({opt.driver.parent_path(), "/kwb/driver"});
   cfg.tool_argv = opt.tool_argv;
+  if (opt.separate_buffers) cfg.env.emplace_back("KWB_GPU_SEPARATE_BUFFERS", "1");
   cfg.binds.insert(cfg.binds.end(), opt.tool_binds.begin(), opt.tool_binds.end());
   auto runner = RunnerSession::start(cfg, *s->arena);
   if (!runner) return std::unexpected(runner.error());

@@ -40,6 +40,7 @@ struct GpuSessionOptions {
   // bound read-only besides /usr (host path, inside path): e.g. /opt, where Nsight Compute lives.
   std::vector<std::string> tool_argv;
   std::vector<std::pair<std::filesystem::path, std::string>> tool_binds;
+  bool separate_buffers = false;  // ToolInvocation::separate_buffers
 };
 
 struct GpuSession {

@@ -36,6 +36,7 @@ ToolRun CudaEvaluation::run_under_tool(const ToolInvocation& tool, const std::ve
   o.command_timeout_ms = std::max(m_opt.run_timeout_ms, tool.command_timeout_ms);
   o.tool_argv = tool.argv;
   o.tool_binds = tool.binds;
+  o.separate_buffers = tool.separate_buffers;
   auto started = start_gpu_session(o);
   if (!started) {
     out.reason = tool.name + " could not start: " + started.error().what();

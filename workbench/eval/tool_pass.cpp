@@ -63,8 +63,11 @@ ToolInvocation sanitizer_invocation(const ToolBinary& sanitizer, const std::stri
   inv.report_file = "sanitizer-" + tool + ".log";
   auto [path, binds] = inside(sanitizer);
   inv.binds = std::move(binds);
+  // --report-api-errors no: the runner probes a kernel's parameters with cuFuncGetParamInfo until
+  // it answers CUDA_ERROR_INVALID_VALUE (gpu_setup.cpp): an error by design, not the candidate's.
   inv.argv = {path, "--tool", tool, "--log-file", "/job/" + inv.report_file, "--print-limit",
-              std::to_string(print_limit), "--kernel-name-exclude", "kns=kwb_"};
+              std::to_string(print_limit), "--kernel-name-exclude", "kns=kwb_", "--report-api-errors", "no"};
+  inv.separate_buffers = true;
   return inv;
 }
 

@@ -34,6 +34,9 @@ struct ToolInvocation {
   std::vector<std::pair<std::filesystem::path, std::string>> binds;
   std::string report_file;  // in the job folder
   int command_timeout_ms = 120000;
+  // Every tensor in a device allocation of its own (the runner's KWB_GPU_SEPARATE_BUFFERS), so
+  // that memcheck sees an access past a tensor's end: compute-sanitizer's runs, not ncu's.
+  bool separate_buffers = false;
 };
 
 // Nsight Compute with `options` (what to collect: eval/ncu_report.hpp ncu_profile_options) on the
