@@ -15,10 +15,11 @@ namespace {
 namespace ncu {
 
 // The stall reasons, as ncu names them in the metric names of the warp-state breakdown.
-constexpr std::array<std::string_view, 17> k_stall_reasons = {
-    "barrier",  "branch_resolving", "dispatch_stall", "drain",         "imc_miss",        "lg_throttle",
-    "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
-    "not_selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"};
+// `gmma` (waiting on a warpgroup MMA) is Hopper's; all of them are in the H200's metric list.
+constexpr std::array<std::string_view, 18> k_stall_reasons = {
+    "barrier",  "branch_resolving", "dispatch_stall", "drain",         "gmma",         "imc_miss",
+    "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
+    "no_instruction", "not_selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"};
 
 // Families of stall metrics, in the order they are preferred: the first with a positive value is
 // the breakdown. {prefix, suffix, is a ratio (warp cycles per issued instruction)}.
@@ -43,7 +44,6 @@ std::vector<std::string> metric_list() {
       "launch__occupancy_limit_shared_mem",
       "launch__occupancy_limit_warps",
       "launch__occupancy_limit_blocks",
-      "sm__maximum_warps_per_active_cycle_pct",
       "sm__warps_active.avg.pct_of_peak_sustained_active",
       "dram__throughput.avg.pct_of_peak_sustained_elapsed",
       "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -60,8 +60,8 @@ std::vector<std::string> metric_list() {
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
       "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
       "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
       "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-      "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
   };
   for (auto r : k_stall_reasons)
     m.push_back(fmt::format("{}{}{}", k_stall_families[0].prefix, r, k_stall_families[0].suffix));
@@ -102,10 +102,11 @@ std::string occupancy_limiter(const NcuLaunch& l) {
   struct Limit {
     std::string_view metric, name;
   };
-  constexpr std::array<Limit, 4> limits = {{{"launch__occupancy_limit_warps", "warps"},
+  constexpr std::array<Limit, 5> limits = {{{"launch__occupancy_limit_warps", "warps"},
                                             {"launch__occupancy_limit_blocks", "blocks"},
                                             {"launch__occupancy_limit_registers", "registers"},
-                                            {"launch__occupancy_limit_shared_mem", "shared_memory"}}};
+                                            {"launch__occupancy_limit_shared_mem", "shared_memory"},
+                                            {"launch__occupancy_limit_barriers", "barriers"}}};
   std::string best;
   double least = 0;
   for (const auto& lim : limits)
@@ -243,9 +244,8 @@ core::KernelProfile kernel_profile(const NcuLaunch& l) {
   p.shared_store_bank_conflicts = ncu::count(l, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"});
   p.shared_load_wavefronts = ncu::count(l, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"});
   p.shared_store_wavefronts = ncu::count(l, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"});
-  for (auto name : {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-                    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
-                    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+  for (auto name : {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",  // all ops, wgmma too
+                    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
                     "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active"})
     if (auto v = ncu::metric(l, {name})) p.tensor_pipe_pct = std::max(p.tensor_pipe_pct.value_or(0), *v);
   p.local_load_bytes = ncu::count(l, {"l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"});

@@ -20,9 +20,11 @@ namespace kwb::eval {
 //   ncu --import F.ncu-rep --csv --page details --print-units base   -> parse_ncu_rules()
 // (or --csv --page raw --log-file F directly, without the rules). The sections carry ncu's rules
 // (and the warp-stall breakdown); --metrics names the rest explicitly, so the raw page has them
-// whatever a section holds in this ncu version. Every name here was checked against the H200's
-// `ncu --query-metrics --chip gh100` (tests/fixtures/record/record.sh): a name ncu does not know
-// fails the whole run. tests/fixtures/record/metrics.txt is the same list (a test compares them).
+// whatever a section holds in this ncu version (the theoretical occupancy,
+// sm__maximum_warps_per_active_cycle_pct, comes with the Occupancy section only: ncu 2025.3.1 does
+// not list it for gh100). Every name here is in the H200's `ncu --query-metrics --chip gh100` or is a
+// launch__ metric, and ran there (tests/fixtures/record/record.sh): a name ncu does not know fails
+// the whole run. tests/fixtures/record/metrics.txt is the same list (a test compares them).
 const std::vector<std::string>& ncu_sections();
 const std::vector<std::string>& ncu_metrics();
 std::vector<std::string> ncu_profile_options();  // --section S ... --metrics a,b,... --print-units base

@@ -49,6 +49,7 @@ std::string_view stall_meaning(std::string_view reason) {
       {"long_scoreboard", "waiting on global or local memory"},
       {"short_scoreboard", "waiting on shared memory or a special-function result"},
       {"barrier", "waiting at __syncthreads for the rest of the block"},
+      {"gmma", "waiting on a warpgroup MMA (wgmma) to finish"},
       {"mio_throttle", "the shared-memory/special-function queue is full"},
       {"lg_throttle", "the global/local memory queue is full: fewer, wider accesses"},
       {"math_pipe_throttle", "a math pipe is saturated"},
