@@ -2,6 +2,9 @@
 // the compiled forms of a cuda-form candidate (docs/api.md "Artifacts"). The pipeline stores each
 // config's PTX, cubin and SASS (disassembled in the sandbox) in the object store after the compile
 // stage; the verdict's compiler_facts[] name them by sha256.
+#include <optional>
+#include <utility>
+
 #include "api/access.hpp"
 #include "api/http_util.hpp"
 #include "api/routes.hpp"
@@ -72,16 +75,30 @@ void artifact(const httplib::Request& req, httplib::Response& res, ApiContext& c
   res.set_content(*data, kind == "cubin" ? "application/octet-stream" : "text/plain; charset=utf-8");
 }
 
+// An agent's request for candidate {id}'s stored verdict (null where it has none yet): the id and
+// the verdict, or nothing when the answer was sent (no access, unknown parameters, no candidate).
+std::optional<std::pair<std::string, nlohmann::json>> stored_verdict(const httplib::Request& req,
+                                                                     httplib::Response& res, ApiContext& ctx) {
+  if (!guard(req, res, ctx, Role::agent) || !only_known_params(req, res, {})) return std::nullopt;
+  std::string id = req.matches[1];
+  auto rec = store::CandidateRepository(ctx.db).find(id);
+  if (!rec) {
+    send_failure(res, rec.error());
+    return std::nullopt;
+  }
+  if (!*rec) {
+    send_error(res, 404, "not_found", "no candidate " + id);
+    return std::nullopt;
+  }
+  return std::make_pair(id, (*rec)->verdict);
+}
+
 // GET /v1/candidates/{id}/artifacts/samples|blocks: the raw samples of its timed workloads and
 // the block pairs of its comparison (docs/verdict.md "Samples"), as the verdict names them.
 void samples(const httplib::Request& req, httplib::Response& res, ApiContext& ctx, const std::string& kind) {
-  if (!guard(req, res, ctx, Role::agent)) return;
-  if (!only_known_params(req, res, {})) return;
-  std::string id = req.matches[1];
-  auto rec = store::CandidateRepository(ctx.db).find(id);
-  if (!rec) return send_failure(res, rec.error());
-  if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
-  const auto& v = (*rec)->verdict;
+  auto found = stored_verdict(req, res, ctx);
+  if (!found) return;
+  const auto& [id, v] = *found;
   const nlohmann::json summary = v.is_object() ? v.value("summary", nlohmann::json::object()) : nlohmann::json::object();
   const std::string field = kind + "_sha256";
   const std::string sha = summary.contains(field) && summary[field].is_string() ? summary[field].get<std::string>() : "";
@@ -101,13 +118,9 @@ void samples(const httplib::Request& req, httplib::Response& res, ApiContext& ct
 // GET /v1/candidates/{id}/artifacts/ncu: Nsight Compute's raw reports of its profile pass
 // (kwb.ncu.v1: per bench workload, ncu's CSV of the raw page), as verdict.profile names them.
 void ncu_report(const httplib::Request& req, httplib::Response& res, ApiContext& ctx) {
-  if (!guard(req, res, ctx, Role::agent)) return;
-  if (!only_known_params(req, res, {})) return;
-  std::string id = req.matches[1];
-  auto rec = store::CandidateRepository(ctx.db).find(id);
-  if (!rec) return send_failure(res, rec.error());
-  if (!*rec) return send_error(res, 404, "not_found", "no candidate " + id);
-  const auto& v = (*rec)->verdict;
+  auto found = stored_verdict(req, res, ctx);
+  if (!found) return;
+  const auto& [id, v] = *found;
   const nlohmann::json profile = v.is_object() ? v.value("profile", nlohmann::json()) : nlohmann::json();
   if (!profile.is_object())
     return send_error(res, 404, "no_artifact",

@@ -1,38 +1,13 @@
 // core/feedback.hpp as JSON (docs/verdict.md "Feedback") and back.
 #include "core/feedback.hpp"
 
+#include "core/json_fields.hpp"
+
 namespace kwb::core {
 
 namespace {
 
-using J = nlohmann::json;
-
-template <class T>
-J json_or_null(const std::optional<T>& v) {
-  return v ? J(*v) : J(nullptr);
-}
-
-int64_t integer(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
-}
-double number(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0;
-}
-std::optional<double> opt_number(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
-}
-std::string text(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-const J& member(const J& j, const char* key) {
-  static const J k_empty = J::object();
-  auto it = j.find(key);
-  return it != j.end() ? *it : k_empty;
-}
+using namespace json_fields;
 
 J to_json(const InstructionMix& m) {
   return {{"ld_global", m.ld_global}, {"ld_global_v2", m.ld_global_v2}, {"ld_global_v4", m.ld_global_v4},

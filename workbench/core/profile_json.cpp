@@ -1,39 +1,13 @@
 // core/profile.hpp as JSON (docs/profiles.md) and back: a metric that was not measured is null.
 #include "core/profile.hpp"
 
+#include "core/json_fields.hpp"
+
 namespace kwb::core {
 
+namespace pj = json_fields;
 namespace {
-namespace pj {
-
-using J = nlohmann::json;
-
-template <class T>
-J json_or_null(const std::optional<T>& v) {
-  return v ? J(*v) : J(nullptr);
-}
-J text_or_null(const std::string& s) { return s.empty() ? J(nullptr) : J(s); }
-
-std::optional<double> opt_number(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
-}
-std::optional<int64_t> opt_integer(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? std::optional<int64_t>(it->get<int64_t>()) : std::nullopt;
-}
-int64_t integer(const J& j, const char* key) { return opt_integer(j, key).value_or(0); }
-std::string text(const J& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-const J& member(const J& j, const char* key) {
-  static const J k_empty = J::object();
-  auto it = j.find(key);
-  return it != j.end() ? *it : k_empty;
-}
-
-}  // namespace pj
+using namespace json_fields;
 }  // namespace
 
 J to_json(const KernelProfile& p) {

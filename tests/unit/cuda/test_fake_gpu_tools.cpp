@@ -143,6 +143,12 @@ TEST_F(FakeGpuTools, ACorrectKernelIsNotRunUnderTheSanitizer) {
 // sanitizer gate runs every test workload under memcheck, racecheck and synccheck first.
 class FakeGpuGate : public FakeGpuTools {
  protected:
+  // memcheck and synccheck clean; racecheck's recording `racecheck`.
+  fs::path sanitizer_with_racecheck(const std::string& racecheck) {
+    return tool("compute-sanitizer", {{"KWB_FAKE_SANITIZER_FIXTURE_MEMCHECK", "sanitizer/memcheck_clean.txt"},
+                                      {"KWB_FAKE_SANITIZER_FIXTURE_RACECHECK", racecheck},
+                                      {"KWB_FAKE_SANITIZER_FIXTURE_SYNCCHECK", "sanitizer/synccheck_clean.txt"}});
+  }
   EvalResult eval_first_kernel(const fs::path& sanitizer) {
     fs::path specs = m_dir.path() / "specs";
     fs::create_directories(specs / "vadd_gate");
@@ -169,10 +175,7 @@ class FakeGpuGate : public FakeGpuTools {
 };
 
 TEST_F(FakeGpuGate, ARacyKernelThatPassesItsChecksIsNotPromotable) {
-  fs::path san = tool("compute-sanitizer", {{"KWB_FAKE_SANITIZER_FIXTURE_MEMCHECK", "sanitizer/memcheck_clean.txt"},
-                                            {"KWB_FAKE_SANITIZER_FIXTURE_RACECHECK", "sanitizer/racecheck_race.txt"},
-                                            {"KWB_FAKE_SANITIZER_FIXTURE_SYNCCHECK", "sanitizer/synccheck_clean.txt"}});
-  auto r = eval_first_kernel(san);
+  auto r = eval_first_kernel(sanitizer_with_racecheck("sanitizer/racecheck_race.txt"));
   ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
   EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
   const auto& d = r.verdict["summary"]["decision"];
@@ -189,10 +192,7 @@ TEST_F(FakeGpuGate, ARacyKernelThatPassesItsChecksIsNotPromotable) {
 }
 
 TEST_F(FakeGpuGate, ACleanKernelStaysPromotableAndSaysSo) {
-  fs::path san = tool("compute-sanitizer", {{"KWB_FAKE_SANITIZER_FIXTURE_MEMCHECK", "sanitizer/memcheck_clean.txt"},
-                                            {"KWB_FAKE_SANITIZER_FIXTURE_RACECHECK", "sanitizer/racecheck_clean.txt"},
-                                            {"KWB_FAKE_SANITIZER_FIXTURE_SYNCCHECK", "sanitizer/synccheck_clean.txt"}});
-  auto r = eval_first_kernel(san);
+  auto r = eval_first_kernel(sanitizer_with_racecheck("sanitizer/racecheck_clean.txt"));
   ASSERT_FALSE(r.verdict.is_discarded()) << r.raw;
   EXPECT_EQ(r.verdict["status"], "accepted") << r.verdict["reason"];
   const auto& d = r.verdict["summary"]["decision"];
