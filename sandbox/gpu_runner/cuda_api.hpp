@@ -23,7 +23,14 @@ namespace kwb::gpu {
 
 // Optional: absent on older drivers.
 #define KWB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuMemHostRegister) X(cuMemHostUnregister) \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuDeviceGetUuid) X(cuStreamSetAttribute)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuDeviceGetUuid) X(cuStreamSetAttribute)         \
+  KWB_CUDA_GRAPH_FUNCTIONS(X)
+
+// CUDA graphs (graph_replay.cpp): stream capture of the plan, its nodes, replays. Optional so that
+// a driver without them still starts; the graph commands then say what is missing.
+#define KWB_CUDA_GRAPH_FUNCTIONS(X) X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphGetNodes)        \
+  X(cuGraphNodeGetType) X(cuGraphChildGraphNodeGetGraph) X(cuGraphInstantiate) X(cuGraphLaunch)          \
+  X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 struct CudaApi {
 #define KWB_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -11,6 +11,7 @@
 //                     parameter count, too many threads or too much shared memory)
 //   "[fault] ..."     the candidate faulted on the device (illegal address, trap, ...)
 //   "[stream] ..."    a cuda-launcher candidate left work running outside the given stream
+//   "[graph] ..."     the plan cannot be captured into a CUDA graph, or its graph has no kernel
 #include <cuda.h>
 
 #include <cstdint>
@@ -65,6 +66,14 @@ class GpuRunner {
   nlohmann::json clock(const nlohmann::json& cmd);  // {"kind": "events" | "cupti"}
   nlohmann::json stats();
   nlohmann::json calibrate(const nlohmann::json& cmd);
+  // CUDA graphs (graph_replay.cpp, docs/cuda.md "CUDA graphs"). `graph`: the plan captured into a
+  // graph (a launcher's entry called under capture), refused without a kernel node, then replayed
+  // on the arena as uploaded again after the capture (outputs as the parent poisoned them), and the
+  // arena copied back for the parent to verify. `graph_time`: {"calls", "flush_bytes"}: samples of
+  // the captured plan timed by graph replay (each after the untimed poison, workspace zeroing and
+  // L2 flush of prepare_sample), the arena uploaded before and copied back after.
+  nlohmann::json graph(const nlohmann::json& cmd);
+  nlohmann::json graph_time(const nlohmann::json& cmd);
   // Paced timing (paced_timing.cpp), after `time` acknowledged {"paced":true}: samples released
   // one by one on the GO descriptor until 'e'. `failed`: `error` says why, and the caller sends it
   // as the time command's second reply; `broken`: the handshake is out of step (exit).
@@ -103,6 +112,11 @@ class GpuRunner {
   std::string time_queued(int calls, std::vector<int64_t>& ns);     // cuda form
   std::string time_one_by_one(int calls, std::vector<int64_t>& ns);  // cuda-launcher
   std::string ensure_flush_buffer(size_t bytes);  // at least `bytes` and 2 x L2
+  // graph_replay.cpp: the plan captured (global capture mode) and instantiated into `exec`, with
+  // its kernel-node count; "" or why not ("[graph] ..." for the candidate's part).
+  std::string capture_plan(CUgraphExec& exec, size_t& kernel_nodes);
+  std::string time_graph_queued(CUgraphExec exec, int calls, std::vector<int64_t>& ns);
+  std::string time_graph_one_by_one(CUgraphExec exec, int calls, std::vector<int64_t>& ns);
   // Start-up work that does not depend on the candidate, done by `device` so that a pre-started
   // session has it behind it: the helper module, the flush buffer, the helpers' first launches
   // (lazy loading) and libcupti.

@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
       else if (op == "clock") reply = runner.clock(cmd);
       else if (op == "stats") reply = runner.stats();
       else if (op == "calibrate") reply = runner.calibrate(cmd);
+      else if (op == "graph") reply = runner.graph(cmd);
+      else if (op == "graph_time") reply = runner.graph_time(cmd);
       else if (op == "quit") return 0;
       else reply = gpu::reply_error("unknown command '" + op + "'");
     } catch (const std::exception& e) {

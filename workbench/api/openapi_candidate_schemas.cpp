@@ -100,6 +100,7 @@ json verdict_schema() {
                        {"mismatches", integer()},
                        {"first_mismatch", or_null(first_mismatch)},
                        {"time", or_null(ref("TimeStats"))},
+                       {"time_graph", ref("TimeStats")},  // launch-bound CUDA bench workloads (docs/cuda.md "CUDA graphs")
                        {"roofline", or_null(roofline)},
                        {"vs_incumbent", or_null(number())},
                        {"vs_baseline", or_null(number())},
@@ -112,7 +113,7 @@ json verdict_schema() {
                          {"items", obj({{"config", str()}, {"median_ns", number()}, {"vs_winner", number()},
                                         {"low", number()}, {"high", number()},
                                         {"label", str_enum(core::config_label_names())}})}}}},
-                      {"reference", "feedback", "config_times"});  // verdicts stored before issue 19 have no feedback
+                      {"reference", "feedback", "config_times", "time_graph"});  // verdicts stored before issue 19 have no feedback
   return obj({{"schema", {{"const", "kwb.verdict.v1"}}},
               {"candidate", str()},
               {"op", str()},

@@ -119,6 +119,9 @@ struct WorkloadResult {
   int64_t mismatches = 0;
   std::optional<Mismatch> first_mismatch;
   std::optional<TimeStats> time;
+  // CUDA, launch-bound bench workloads (docs/cuda.md "CUDA graphs"): the same call timed by CUDA
+  // graph replay in the same harness, beside `time` (eager launches). Reported, not decided on.
+  std::optional<TimeStats> time_graph;
   std::optional<RooflineResult> roofline;
   std::optional<double> vs_incumbent, vs_baseline;  // speed-up: other_time / this_time
   std::optional<Comparison> comparison;             // the interleaved A/B comparison behind vs_incumbent

@@ -66,6 +66,7 @@ nlohmann::json to_json(const WorkloadResult& w) {
   else
     j["first_mismatch"] = nullptr;
   j["time"] = w.time ? to_json(*w.time) : nlohmann::json(nullptr);
+  if (w.time_graph) j["time_graph"] = to_json(*w.time_graph);  // absent where not timed by graph replay
   if (w.roofline)
     j["roofline"] = {{"bytes", w.roofline->bytes}, {"flops", w.roofline->flops},
                      {"pct_bw", opt(w.roofline->pct_bw)}, {"pct_flops", opt(w.roofline->pct_flops)},

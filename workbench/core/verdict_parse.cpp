@@ -78,6 +78,7 @@ WorkloadResult workload(const J& w) {
     r.first_mismatch = mm;
   }
   if (w.contains("time") && w["time"].is_object()) r.time = time_stats(w["time"]);
+  if (w.contains("time_graph") && w["time_graph"].is_object()) r.time_graph = time_stats(w["time_graph"]);
   if (w.contains("roofline") && w["roofline"].is_object()) {
     const J& f = w["roofline"];
     r.roofline = RooflineResult{num(f, "bytes"),          num(f, "flops"),

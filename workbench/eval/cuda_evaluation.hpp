@@ -20,6 +20,7 @@
 #include "eval/cuda_device.hpp"
 #include "eval/cuda_session.hpp"
 #include "eval/basic_evaluation.hpp"
+#include "eval/benchmark.hpp"
 #include "eval/config_choice.hpp"
 #include "eval/gpu_reference.hpp"
 #include "eval/harness.hpp"
@@ -146,6 +147,14 @@ class CudaEvaluation : public BasicEvaluation {
   void configure_test_harness(WorkloadHarness& h) override;
   bool cross_check_reference(WorkloadHarness& h) override;  // cuda_gpu_reference.cpp
   bool run_bench();
+  // CUDA graphs (cuda_graph_check.cpp, docs/cuda.md "CUDA graphs"). Validation: each config's plan
+  // captured into a graph on one test workload and replayed, the replay's outputs verified (a graph
+  // without a kernel, or that cannot be captured, is refused). Benchmark: a launch-bound bench
+  // workload (eager median under k_launch_bound_ns) also timed by graph replay on `h`, the last
+  // replay of each round verified; its stats go to `res.time_graph`.
+  bool check_graphs();
+  bool time_by_graph(const core::Workload& w, WorkloadHarness& h, const BenchmarkConfig& cfg,
+                     const StoppingCriterion& criterion, const std::string& label, core::WorkloadResult& res);
   // Several configs: each timed in round-robin blocks on the harness's inputs, the winner chosen
   // (config_choice.hpp); nothing when the verdict was decided meanwhile.
   std::optional<ConfigChoice> choose_config_for(const core::Workload& w, WorkloadHarness& h);

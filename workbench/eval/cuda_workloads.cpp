@@ -180,6 +180,7 @@ bool CudaEvaluation::run_bench() {
     if (timings.empty()) timings = fmt::format("{:.1f} us", stats.median_ns / 1e3);
     const size_t best_config = chosen;
     res.time = stats;
+    if (!time_by_graph(w, h, cfg, criterion, label, res)) return false;  // launch-bound ones (cuda_graph_check.cpp)
     m_best_config[w.name] = best_config;
     for (const auto& [k, v] : m_configs[best_config].values) res.params[k] = v;  // the config that gave this time
     core::RooflineResult r = workload_roofline(*m_variant, w, stats.median_ns, m_device.copy_bytes_per_s);

@@ -12,7 +12,8 @@ CheckFailure classify_gpu_failure(core::Status status, const std::string& reason
   static constexpr Tag k_tags[] = {{"[no_device] ", core::Status::no_device},
                                    {"[launch] ", core::Status::rejected},
                                    {"[fault] ", core::Status::crashed},
-                                   {"[stream] ", core::Status::rejected}};
+                                   {"[stream] ", core::Status::rejected},
+                                   {"[graph] ", core::Status::rejected}};
   if (status == core::Status::error)
     for (const auto& t : k_tags)
       if (auto at = reason.find(t.text); at != std::string::npos)

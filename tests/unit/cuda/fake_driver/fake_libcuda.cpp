@@ -10,7 +10,8 @@
 // off by one in its last element, "vadd_ref_fault" an illegal address), kernels of a spec with a
 // double scalar and an optional tensor (test_fake_gpu_scalars.cpp: "axpy" c = a + alpha * b with
 // alpha a double, "axpy_bits" reading alpha's bits as an integer, "axpy_bias" adding the optional
-// bias, "axpy_ref" the GPU reference writing doubles), plus the runner's helper kernels (no-ops).
+// bias, "axpy_ref" the GPU reference writing doubles), for CUDA graphs (fake_graph.cpp) "eager_only"
+// (vector_add, but nothing when replayed from a graph) and "does_nothing", plus the runner's helpers.
 // Only what the runner calls is implemented.
 //
 // Several devices (docs/architecture.md "Lanes"), configured by files beside this library (they
@@ -43,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "fake_graph.hpp"
 #include "fake_l2.hpp"
 
 namespace {
@@ -72,6 +74,7 @@ struct FakeEvent {
   bool kept = false;  // g_l2_kept when recorded
 };
 int g_stale_launches = 0;
+bool g_replaying = false;  // the kernel running is a node of a graph launch
 
 void vadd(void** p, unsigned, unsigned) {
   for (long long i = 0; i < n_of(p); ++i) ptr<float>(p, 2)[i] = ptr<const float>(p, 0)[i] + ptr<const float>(p, 1)[i];
@@ -131,6 +134,8 @@ const Kernel k_kernels[] = {
     {"l2keep", 4, vadd},
     {"l2window", 4, vadd},
     {"published_n", 4, published_n},
+    {"eager_only", 4, [](void** p, unsigned g, unsigned b) { if (!g_replaying) vadd(p, g, b); }},
+    {"does_nothing", 4, [](void**, unsigned, unsigned) {}},
     {"kwb_dirty_smem", 2, [](void**, unsigned, unsigned) {}},
     {"kwb_fma_peak", 3, [](void**, unsigned, unsigned) {}},
     {"kwb_l2_clean", 3, [](void**, unsigned, unsigned) {}},
@@ -329,8 +334,9 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   return g_sticky;
 }
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return cuMemsetD8(d, v, n); }
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
-                                unsigned, CUstream, void** params, void**) {
+}  // extern "C"
+
+CUresult fake_driver::run_kernel(CUfunction f, unsigned gx, unsigned bx, void** params, bool replayed) {
   if (g_sticky != CUDA_SUCCESS) return g_sticky;
   const auto* k = reinterpret_cast<Kernel*>(f);
   if (std::strncmp(k->name, "kwb_", 4) == 0) {  // the runner's helpers: warm-up and flushes
@@ -338,10 +344,19 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, u
   } else if (!hold_device()) {
     return g_sticky = CUDA_ERROR_DEVICE_UNAVAILABLE;
   }
-  k->run(params, gx, bx);
+  g_replaying = replayed, k->run(params, gx, bx), g_replaying = false;
   fake_l2::launched(k->name, g_l2_kept);
   fake_l2::device_busy(true);
   return CUDA_SUCCESS;
+}
+
+extern "C" {
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
+                                unsigned, CUstream, void** params, void**) {
+  if (g_sticky != CUDA_SUCCESS) return g_sticky;
+  if (fake_graph::capturing()) return fake_graph::record(f, gx, bx, params, reinterpret_cast<Kernel*>(f)->params);
+  return fake_driver::run_kernel(f, gx, bx, params, false);
 }
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
   *s = reinterpret_cast<CUstream>(0x3);
