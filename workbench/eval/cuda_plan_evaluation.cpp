@@ -64,6 +64,12 @@ bool CudaPlanEvaluation::analyze() {
     return fail(core::Status::rejected, r.error().what());
   }
   m_configs = spec::tune_configs(m_plan);
+  if (m_configs.size() > spec::k_max_tune_configs) {
+    std::string why = fmt::format("{}:{}: kwb:tune: the space holds {} configs; at most {} are evaluated exhaustively, "
+                                  "and searching a larger space is not wired into the evaluation yet (docs/tuning.md)",
+                                  file, m_plan.tunables.front().line, m_configs.size(), spec::k_max_tune_configs);
+    return fail(core::Status::rejected, why);
+  }
   core::LaunchLimits limits;
   if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
   // Every launch of every config must be valid for every workload (drawn ones too) before
