@@ -33,6 +33,8 @@ METHOD_FILES = [
     "workbench/library/decision.cpp",           # labels and the decision rule
     "workbench/eval/config_choice.cpp",         # choosing among tunable configs
     "workbench/eval/cuda_config_rounds.cpp",    # their round-robin blocks
+    "workbench/eval/config_search.cpp",         # searching a space larger than the grid: races, aborts
+    "workbench/eval/cuda_plan_search.cpp",      # ... and its timing of each config on the GPU
 ]
 
 

@@ -5,7 +5,8 @@
 // and which arguments (spec tensors as device pointers, params as int64, scalars as double, or the
 // zeroed `workspace`). Written as comment header lines in the source (docs/cuda.md):
 //   // kwb:launch softmax_rows grid=(rows) block=(BLOCK) smem=0 args=(x, y, rows, cols)
-//   // kwb:tune BLOCK=128,256,512
+//   // kwb:tune BLOCK=128,256,512   or ranges: BM=range(32,256,32) BN=pow2(16,256) STAGES=2..5
+//   // kwb:constraint BM*BN <= 16384
 //   // kwb:workspace bytes=4*rows
 // Expressions are kept as validated source text; kwb::spec evaluates them.
 #include <cstdint>
@@ -40,15 +41,23 @@ struct Tunable {
   int line = 0;
 };
 
+// A condition over the tunables (`// kwb:constraint BM*BN <= 16384`): the space holds only the
+// combinations that satisfy every constraint (spec/tune_space.hpp).
+struct TuneConstraint {
+  std::string condition;
+  int line = 0;
+};
+
 struct LaunchPlan {
   std::vector<Launch> launches;
   std::vector<Tunable> tunables;
+  std::vector<TuneConstraint> constraints;
   std::string workspace_bytes;  // empty: no workspace
   int workspace_line = 0;
   std::string variant;          // from an optional `// kwb:variant NAME` line
 };
 
-// One point of the tunables' grid (every combination of values).
+// One point of the tunables' space (a combination of values that satisfies the constraints).
 struct TuneConfig {
   std::map<std::string, int64_t> values;
   // "BLOCK=256,ROWS=2" or "default" when the plan has no tunables.

@@ -17,7 +17,9 @@
 //       stream access-policy window and L2 set-aside undone before every sample
 //   m3  the GPU runner's single calls copy the arena through one path that can give each tensor an
 //       allocation of its own (sanitizer sessions only, never timed); every cubin built with
-//       -lineinfo (line tables only). Timing itself is as in m2
+//       -lineinfo (line tables only); tunable spaces larger than the grid searched (configs raced
+//       against the best so far, aborted when clearly slower, finalists chosen as before).
+//       Timing itself is as in m2
 namespace kwb::core {
 
 inline constexpr const char* k_measurement_method = "m3";

@@ -112,7 +112,7 @@ bool CudaEvaluation::validate() {
     return fail(core::Status::no_device,
                 m_device.reason + fmt::format("; the candidate compiled for {} ({} config(s))", arch(),
                                               m_configs.size()));
-  bool ok = start_runner() && open_gpu_reference() && run_tests() && check_graphs();
+  bool ok = start_runner() && open_gpu_reference() && search_tunable_space() && run_tests() && check_graphs();
   m_verdict.summary.stage_ms["validate"] = ms_since(t);
   if (!ok) sanitize_first_failure();  // where it went wrong (docs/profiles.md "Sanitizer")
   if (ok) emit(Stage::validate, true);

@@ -99,6 +99,14 @@ class CudaEvaluation : public BasicEvaluation {
   virtual bool may_time_with_cupti() const { return true; }
 
   std::string arch() const;
+  // Run by validate() once the session is up, before the tests: a form whose space is larger
+  // than the grid searches it here and goes on with its finalists (cuda_plan_search.cpp).
+  virtual bool search_tunable_space() { return true; }
+  // Writes config `c`'s module (`data`) into the session's job folder as module_file(c).
+  bool write_module(size_t c, const std::string& data);
+  // After a search replaced m_configs and m_cubin_data: their modules rewritten, none loaded.
+  bool reset_modules();
+  bool use_config(size_t config) override;  // load_config() unless the runner holds it already
   // One call of a config on a workload (test workload: placed at its spec's alignment as
   // validation placed it; bench: aligned).
   struct ToolCall {
@@ -143,7 +151,6 @@ class CudaEvaluation : public BasicEvaluation {
   // BasicEvaluation::run_tests's hooks: the tunable configs, the GPU reference's cross-check.
   size_t config_count() const override { return m_configs.size(); }
   std::string config_label(size_t c) const override;
-  bool use_config(size_t config) override;  // load_config() unless the runner holds it already
   void configure_test_harness(WorkloadHarness& h) override;
   bool cross_check_reference(WorkloadHarness& h) override;  // cuda_gpu_reference.cpp
   bool run_bench();

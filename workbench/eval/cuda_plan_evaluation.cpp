@@ -64,6 +64,7 @@ bool CudaPlanEvaluation::analyze() {
     return fail(core::Status::rejected, r.error().what());
   }
   m_configs = spec::tune_configs(m_plan);
+  m_search = m_configs.size() > spec::k_max_tune_configs;  // searched on the device (docs/tuning.md)
   core::LaunchLimits limits;
   if (m_device.present && m_device.max_smem_optin > 0) limits.max_smem_bytes = m_device.max_smem_optin;
   // Every launch of every config must be valid for every workload (drawn ones too) before
@@ -117,8 +118,10 @@ bool CudaPlanEvaluation::compile_candidate() {
   emit(Stage::compile, false);
   nvrtc();
   std::vector<build::CudaCompileRequest> reqs;
-  for (const auto& c : m_configs)
-    reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(c), m_cand.flags});
+  // A searched space compiles its first config here (the source must compile), the rest in the
+  // search's batches (cuda_plan_search.cpp).
+  for (size_t c = 0; c < (m_search ? 1 : m_configs.size()); ++c)
+    reqs.push_back({m_cand.source, m_cand.source_name, spec::config_defines(m_configs[c]), m_cand.flags});
   auto results = m_compiler->compile_all(reqs);
   record_toolchain(m_compiler->identity());
   m_verdict.summary.stage_ms["compile"] = ms_since(t);
@@ -141,6 +144,7 @@ bool CudaPlanEvaluation::compile_candidate() {
     m_ptx_data.push_back(std::move(r.ptx));
     m_cubin_data.push_back(std::move(r.cubin));
     m_l2_policy.push_back(r.l2_policy);
+    if (m_search) m_compiled[i] = {m_cubin_data.back(), m_ptx_data.back(), r.l2_policy, m_verdict.compiler_facts.back()};
   }
   for (size_t i = 0; i < m_l2_policy.size(); ++i)
     if (!m_l2_policy[i].empty()) {
@@ -159,8 +163,8 @@ bool CudaPlanEvaluation::compile_candidate() {
                                     : cached == int(results->size())         ? "hit"
                                                                              : "miss";
   emit(Stage::compile, true,
-       fmt::format("{}, {} config(s) ({} cached), {:.0f} ms", m_compiler->identity(), m_configs.size(), cached,
-                   ms_since(t)));
+       fmt::format("{}, {} config(s){} ({} cached), {:.0f} ms", m_compiler->identity(), results->size(),
+                   m_search ? fmt::format(" of a space of {} to search", m_configs.size()) : "", cached, ms_since(t)));
   return true;
 }
 

@@ -3,11 +3,13 @@
 // parses and checks the launch plan, analyses the kernels statically (docs/analysis.md) and
 // compiles every tunable config with NVRTC in sandboxed warm workers (cubins cached); the GPU
 // session's part is CudaEvaluation's (cuda_evaluation.hpp).
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "build/nvrtc_compiler.hpp"
+#include "core/feedback.hpp"
 #include "core/launch_plan.hpp"
 #include "eval/cuda_evaluation.hpp"
 
@@ -35,8 +37,23 @@ class CudaPlanEvaluation : public CudaEvaluation {
   // Every config's cubin disassembled in the sandbox (cuda_sass.cpp): SASS kept as an artifact,
   // its instruction mix into compiler_facts[].kernels[].sass; or the reason there is none.
   void add_sass();
+  // A space larger than the grid (docs/tuning.md): searched on the first bench workload, then the
+  // evaluation goes on with the finalists (cuda_plan_search.cpp).
+  bool search_tunable_space() override;
+  // Compiles the configs of `batch` not compiled yet (search mode): per config, "" or why not.
+  std::vector<std::string> compile_batch(const std::vector<size_t>& batch);
+  // A predicted time per config for `w` (the cost-model prior): waves of blocks over the SMs at the
+  // occupancy threads and shared memory allow, per block of work.
+  std::vector<double> occupancy_prior(const core::Workload& w) const;
 
   core::LaunchPlan m_plan;
+  bool m_search = false;  // the space is larger than the grid
+  // Search mode: what each config compiled to, by its index in the space.
+  struct Compiled {
+    std::string cubin, ptx, l2_policy;
+    core::ConfigFacts facts;
+  };
+  std::map<size_t, Compiled> m_compiled;
   std::vector<std::string> m_ptx_data;   // per config, from compile()
   std::vector<std::string> m_sass_data;  // per config, from add_sass(); "" where none
   std::vector<std::string> m_l2_policy;  // per config: the L2 eviction-policy instruction its PTX uses, or ""

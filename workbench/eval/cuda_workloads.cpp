@@ -73,12 +73,24 @@ bool CudaEvaluation::start_runner() {
                                                        "clock"});
     }
   }
-  for (size_t i = 0; i < m_cubin_data.size(); ++i) {  // the session's job folder is /job in its sandbox
-    std::string name = module_file(i);
-    if (auto w = util::write_file_atomic(m_session->job / name, m_cubin_data[i]); !w)
-      return fail(core::Status::error, w.error().what());
-    m_cubins.push_back("/job/" + name);
-  }
+  for (size_t i = 0; i < m_cubin_data.size(); ++i)
+    if (!write_module(i, m_cubin_data[i])) return false;
+  return true;
+}
+
+bool CudaEvaluation::write_module(size_t c, const std::string& data) {
+  std::string name = module_file(c);  // the session's job folder is /job in its sandbox
+  if (auto w = util::write_file_atomic(m_session->job / name, data); !w) return fail(core::Status::error, w.error().what());
+  if (m_cubins.size() <= c) m_cubins.resize(c + 1);
+  m_cubins[c] = "/job/" + name;
+  return true;
+}
+
+bool CudaEvaluation::reset_modules() {
+  m_cubins.clear();
+  m_loaded.reset();
+  for (size_t i = 0; i < m_cubin_data.size(); ++i)
+    if (!write_module(i, m_cubin_data[i])) return false;
   return true;
 }
 

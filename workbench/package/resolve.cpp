@@ -93,9 +93,7 @@ util::Result<void> resolve_configs(CudaKernel& k, const library::DispatchEntry& 
     return n;
   };
   if (e.configs.empty()) {
-    std::map<std::string, int64_t> first;
-    for (const auto& t : k.plan.tunables) first[t.name] = t.values.front();
-    add(first);
+    add(spec::tune_configs(k.plan).front().values);  // the space's first config (constraints hold)
     return {};
   }
   for (size_t i = 0; i < e.configs.size(); ++i) {

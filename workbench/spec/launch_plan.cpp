@@ -1,6 +1,7 @@
 // Parser of the launch-plan comment lines (docs/cuda.md):
 //   // kwb:launch KERNEL grid=(E[,E[,E]]) block=(E[,E[,E]]) [smem=E] args=(NAME, ...)
-//   // kwb:tune NAME=V1,V2,... [NAME2=...]
+//   // kwb:tune NAME=V1,V2,... [NAME2=...]   (a value may be LO..HI, range(LO,HI,STEP), pow2(LO,HI))
+//   // kwb:constraint CONDITION                  (over the tunables: spec/tune_space.hpp)
 //   // kwb:workspace bytes=E
 //   // kwb:variant NAME
 // A value is either a parenthesised group (may hold spaces and commas) or one word.
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "spec/expr.hpp"
+#include "spec/tune_space.hpp"
 
 namespace kwb::spec {
 
@@ -180,22 +182,11 @@ util::Result<void> parse_tune(LineParser& p, int line, core::LaunchPlan& plan) {
     t.line = line;
     for (const auto& other : plan.tunables)
       if (other.name == t.name) return std::unexpected(p.error("tunable " + t.name + " is declared twice"));
-    for (auto v : split_top(kv->second)) {
-      int64_t x = 0;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (ec != std::errc() || end != v.data() + v.size() || v.empty())
-        return std::unexpected(p.error(fmt::format("{}: value '{}' is not an integer", t.name, v)));
-      for (auto y : t.values)
-        if (y == x) return std::unexpected(p.error(fmt::format("{}: value {} is listed twice", t.name, x)));
-      t.values.push_back(x);
-    }
+    auto values = parse_tune_values(kv->second);
+    if (!values) return std::unexpected(p.error(fmt::format("{}: {}", t.name, values.error().message)));
+    t.values = std::move(*values);
     plan.tunables.push_back(std::move(t));
   }
-  size_t configs = 1;
-  for (const auto& t : plan.tunables) configs *= t.values.size();
-  if (configs > k_max_tune_configs)
-    return std::unexpected(p.error(fmt::format("the tunables give {} configurations; at most {}", configs,
-                                               k_max_tune_configs)));
   return {};
 }
 
@@ -226,6 +217,13 @@ util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::s
       plan.launches.push_back(std::move(*l));
     } else if (name == "tune") {
       if (auto r = parse_tune(p, line_no, plan); !r) return std::unexpected(r.error());
+    } else if (name == "constraint") {
+      auto text = trim(p.rest());
+      auto e = Expr::parse_condition(text);
+      if (text.empty() || !e)
+        return std::unexpected(p.error(text.empty() ? "expected a condition over the tunables, e.g. BM*BN <= 16384"
+                                                    : fmt::format("'{}': {}", text, e.error().message)));
+      plan.constraints.push_back({std::string(text), line_no});
     } else if (name == "workspace") {
       if (!plan.workspace_bytes.empty()) return std::unexpected(p.error("given twice"));
       bool grouped = false;
@@ -243,7 +241,7 @@ util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::s
       plan.variant = std::string(v);
     } else {
       return util::fail(where, "unknown directive 'kwb:" + name +
-                                   "' (known: kwb:launch, kwb:tune, kwb:workspace, kwb:variant)");
+                                   "' (known: kwb:launch, kwb:tune, kwb:constraint, kwb:workspace, kwb:variant)");
     }
   }
   if (plan.launches.empty())
@@ -251,6 +249,7 @@ util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::s
                       "no kwb:launch line: a cuda candidate names its kernels and their launch in comment lines "
                       "such as `// kwb:launch my_kernel grid=(ceil_div(n, 256)) block=(256) args=(x, y, n)` "
                       "(see docs/cuda.md)");
+  if (auto space = enumerate_tune_space(plan, file); !space) return std::unexpected(space.error());
   return plan;
 }
 
@@ -287,18 +286,12 @@ util::Result<std::string> plan_lines_from_json(const nlohmann::json& launch, con
 }
 
 std::vector<core::TuneConfig> tune_configs(const core::LaunchPlan& plan) {
-  std::vector<core::TuneConfig> out(1);
-  for (const auto& t : plan.tunables) {
-    std::vector<core::TuneConfig> next;
-    for (const auto& c : out)
-      for (auto v : t.values) {
-        auto d = c;
-        d.values[t.name] = v;
-        next.push_back(std::move(d));
-      }
-    out = std::move(next);
-  }
-  return out;
+  // parse_launch_plan checked the space; a plan made otherwise that fails gets its first values.
+  if (auto space = enumerate_tune_space(plan, "launch plan")) return std::move(*space);
+  core::TuneConfig first;
+  for (const auto& t : plan.tunables)
+    if (!t.values.empty()) first.values[t.name] = t.values.front();
+  return {first};
 }
 
 std::vector<std::string> config_defines(const core::TuneConfig& config) {

@@ -11,14 +11,14 @@
 
 #include "core/launch_plan.hpp"
 #include "core/spec.hpp"
+#include "spec/tune_space.hpp"
 #include "util/error.hpp"
 
 namespace kwb::spec {
 
-constexpr size_t k_max_tune_configs = 64;
-
-// Reads every `// kwb:launch|tune|workspace|variant ...` comment line of `source` and checks its
-// syntax (expressions included). `file` names the source in errors.
+// Reads every `// kwb:launch|tune|constraint|workspace|variant ...` comment line of `source` and
+// checks its syntax (expressions included) and the tunables' space (spec/tune_space.hpp: at most
+// k_max_tune_space configs after the constraints). `file` names the source in errors.
 util::Result<core::LaunchPlan> parse_launch_plan(std::string_view source, std::string_view file);
 
 // Binds argument names to the spec's tensors, params and scalars (fills LaunchArg::kind and index)
@@ -37,8 +37,9 @@ util::Result<void> bind_launch_plan(core::LaunchPlan& plan, const core::Spec& sp
 // Errors name the field ("launch[1]: expected a string").
 util::Result<std::string> plan_lines_from_json(const nlohmann::json& launch, const nlohmann::json& tune);
 
-// Every combination of the tunables' values, in the order written (one empty config when the
-// plan has no tunables).
+// The tunables' space: every combination of their values that satisfies the constraints, in the
+// order written (one empty config when the plan has no tunables). Above k_max_tune_configs it is
+// searched rather than evaluated exhaustively (docs/tuning.md).
 std::vector<core::TuneConfig> tune_configs(const core::LaunchPlan& plan);
 
 // The "-DNAME=value" flags of one config.

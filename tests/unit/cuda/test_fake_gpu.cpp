@@ -254,3 +254,33 @@ TEST_F(FakeGpu, CalibrationIsStoredOnce) {
 }
 
 }  // namespace
+
+// A space larger than the grid is searched on the device (docs/tuning.md): configs compiled in
+// batches, raced against the best, the finalists validated and chosen as a grid's configs are.
+TEST_F(FakeGpu, ASpaceLargerThanTheGridIsSearched) {
+  std::string src = read_text(source_dir() / "kernels/vector_add/cuda/vectorized.cu");
+  const std::string grid = "// kwb:tune BLOCK=256,512";
+  ASSERT_NE(src.find(grid), std::string::npos);
+  src.replace(src.find(grid), grid.size(), "// kwb:tune BLOCK=range(32,1024,32) UNROLL=1..3\n// kwb:constraint BLOCK * UNROLL <= 2048");
+  auto r = eval(src);
+  expect(r, "accepted", "correct on");
+  const nlohmann::json* note = nullptr;
+  for (const auto& d : r.verdict["diagnostics"])
+    if (d["rule"] == "config-search") note = &d;
+  ASSERT_NE(note, nullptr) << r.verdict["diagnostics"].dump();
+  const std::string text = (*note)["message"];
+  EXPECT_NE(text.find("config search over a space of 85 on workload n4k"), std::string::npos) << text;
+  EXPECT_NE(text.find("stopped: "), std::string::npos) << text;
+  EXPECT_NE(text.find("tried: "), std::string::npos) << text;
+  EXPECT_EQ((*note)["line"], 2);
+  // At most a fifth of the space evaluated (the default budget, at least 16), at most 5 finalists
+  // went on (the 4 best estimated and the best).
+  const size_t tried = size_t(std::count(text.begin(), text.end(), ';'));
+  EXPECT_LE(tried, 2 + 85 / 5) << text;
+  const auto& w = r.verdict["workloads"].back();
+  ASSERT_TRUE(w["config_times"].is_array()) << w.dump();
+  EXPECT_GE(w["config_times"].size(), 1u);
+  EXPECT_LE(w["config_times"].size(), 5u) << w["config_times"].dump();
+  EXPECT_TRUE(w["params"].contains("BLOCK")) << w["params"].dump();
+  EXPECT_LE(r.verdict["compiler_facts"].size(), 5u);
+}
