@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "spec/expr.hpp"
+#include "spec/plan_text.hpp"
 #include "spec/tune_space.hpp"
 
 namespace kwb::spec {
@@ -27,28 +28,8 @@ bool is_ident(std::string_view s) {
   return true;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// Splits at commas outside parentheses.
-std::vector<std::string_view> split_top(std::string_view s) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')') --depth;
-    else if (s[i] == ',' && depth == 0) {
-      out.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  out.push_back(trim(s.substr(start)));
-  return out;
-}
+using plan_text::split_top;
+using plan_text::trim;
 
 class LineParser {
  public:

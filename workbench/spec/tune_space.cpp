@@ -11,32 +11,14 @@
 #include <fmt/format.h>
 
 #include "spec/expr.hpp"
+#include "spec/plan_text.hpp"
 
 namespace kwb::spec {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_commas(std::string_view s) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')') --depth;
-    else if (s[i] == ',' && depth == 0) {
-      out.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  out.push_back(trim(s.substr(start)));
-  return out;
-}
+using plan_text::split_top;
+using plan_text::trim;
 
 util::Result<int64_t> integer(std::string_view v, std::string_view item) {
   v = trim(v);
@@ -62,7 +44,7 @@ util::Result<std::vector<int64_t>> item_values(std::string_view item) {
     if (!item.starts_with(fn) || !item.ends_with(')')) return std::nullopt;
     auto inner = trim(item.substr(fn.size()));
     if (!inner.starts_with('(')) return std::nullopt;
-    return split_commas(inner.substr(1, inner.size() - 2));
+    return split_top(inner.substr(1, inner.size() - 2));
   };
   std::vector<int64_t> out;
   if (auto args = call("range")) {
@@ -119,7 +101,7 @@ std::string join_names(const core::LaunchPlan& plan) {
 
 util::Result<std::vector<int64_t>> parse_tune_values(std::string_view text) {
   std::vector<int64_t> out;
-  for (auto item : split_commas(text)) {
+  for (auto item : split_top(text)) {
     if (item.empty()) return util::fail("", "an empty value (two commas, or a comma at an end)");
     auto values = item_values(item);
     if (!values) return std::unexpected(values.error());
