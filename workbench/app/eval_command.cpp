@@ -30,6 +30,7 @@ struct EvalArgs {
   std::string source, op, variant, backend;  // backend empty: cuda for .cu files, else cpu
   std::string gpu_arch;
   uint64_t seed = 0;
+  size_t search_budget = 0;
   bool json = false, no_bench = false, keep_job = false, no_cache = false, compare = false, no_baseline = false;
   bool profile = false;
   std::vector<std::string> flags, bench;
@@ -76,6 +77,7 @@ int run_eval(const EvalArgs& a, const util::Settings& settings) {
   opt.bwrap = settings.get("bwrap");
   opt.cxx = settings.get("cxx");
   opt.seed = a.seed;
+  opt.search_budget = a.search_budget;
   opt.time_budget_ms = int(settings.get_int("time-budget-ms"));
   opt.gpu_clock = settings.get("gpu-clock");
   if (opt.gpu_clock != "events" && opt.gpu_clock != "cupti")
@@ -182,6 +184,9 @@ void add_eval_command(CLI::App& app, util::Settings& settings, int& code) {
   cmd->add_option("--gpu-arch", args->gpu_arch, "NVRTC target for cuda candidates, e.g. sm_90a (default: the GPU's; "
                                                 "sm_90a without one)");
   cmd->add_option("--seed", args->seed, "Fixed seed for reproducible inputs (default: secret seeds)");
+  cmd->add_option("--search-budget", args->search_budget,
+                  "A tunable space larger than the grid: configs the search may time (default: a fifth of the "
+                  "space, at least 16; docs/tuning.md)");
   cmd->add_option("--flag", args->flags, "Extra compiler flag (repeatable; -O*, -f*, -m*, -D*, -U*, -W* only)");
   cmd->add_flag("--json", args->json, "Print the kwb.verdict.v1 JSON");
   cmd->add_flag("--no-bench", args->no_bench, "Check correctness only; skip timing");

@@ -119,7 +119,8 @@ bool CudaPlanEvaluation::search_tunable_space() {
     return median_of(std::vector<double>(ns->begin(), ns->end()));
   };
   SearchOptions opt;
-  opt.seed = m_seeds.next();
+  opt.seed = m_seeds.next();  // reproducible under a fixed --seed
+  opt.budget = m_opt.search_budget;
   opt.batch = size_t(std::max(1, m_cuda.compile_workers));
   auto result = search_configs(eval::search_space(m_configs), occupancy_prior(w), opt, hooks);
   if (!result.ok || failed) return false;

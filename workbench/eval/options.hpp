@@ -30,6 +30,9 @@ struct EvalOptions {
   static constexpr const char* k_no_bench = "(validation only)";
   bool keep_job = false;        // keep workspace/jobs/<id> for inspection
   bool compile_cache = true;    // reuse objects from <workspace>/cache
+  // A tunable space larger than the grid (docs/tuning.md): how many configs the search may time;
+  // 0: a fifth of the space, at least 16 (eval/config_search.hpp default_search_budget).
+  size_t search_budget = 0;
 };
 
 }  // namespace kwb::eval

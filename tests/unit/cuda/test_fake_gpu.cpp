@@ -284,3 +284,21 @@ TEST_F(FakeGpu, ASpaceLargerThanTheGridIsSearched) {
   EXPECT_TRUE(w["params"].contains("BLOCK")) << w["params"].dump();
   EXPECT_LE(r.verdict["compiler_facts"].size(), 5u);
 }
+
+TEST_F(FakeGpu, TheSearchBudgetIsTheCallers) {
+  std::string src = read_text(source_dir() / "kernels/vector_add/cuda/vectorized.cu");
+  const std::string grid = "// kwb:tune BLOCK=256,512";
+  ASSERT_NE(src.find(grid), std::string::npos);
+  src.replace(src.find(grid), grid.size(), "// kwb:tune BLOCK=range(32,1024,32) UNROLL=1..3\n// kwb:constraint BLOCK * UNROLL <= 2048");
+  // On the fake every config times alike, so the default search runs to its budget (17 of 85);
+  // 6 stops it at 6 (plus at most the rest of a batch of compiles).
+  auto r = eval(src, "--search-budget 6");
+  expect(r, "accepted", "correct on");
+  const nlohmann::json* note = nullptr;
+  for (const auto& d : r.verdict["diagnostics"])
+    if (d["rule"] == "config-search") note = &d;
+  ASSERT_NE(note, nullptr) << r.verdict["diagnostics"].dump();
+  const std::string text = (*note)["message"];
+  const size_t tried = size_t(std::count(text.begin(), text.end(), ';'));
+  EXPECT_LE(tried, 2 + 6 + 2) << text;
+}
