@@ -16,6 +16,13 @@ library::Policy policy_from(const util::Settings& settings) {
 
 namespace {
 
+// Clean before promotion (docs/profiles.md): a promotable CUDA candidate under compute-sanitizer
+// first, whether the decision came from a comparison or not.
+void gate_promotion(core::Verdict& v, eval::Evaluation& evaluation) {
+  if (library::needs_sanitizer_gate(v))
+    if (auto s = evaluation.sanitize_for_promotion()) library::apply_sanitizer_gate(v, *s);
+}
+
 // The one-pass timer of one candidate; its warm incumbent goes back to the pool when the
 // candidate's evaluation lets go of it, unless it failed on a workload.
 class PooledPairedBenchmark : public eval::PairedBenchmark {
@@ -132,8 +139,7 @@ bool Judging::verdict(const store::CandidateRecord& rec, const std::string& sour
   if (!m_referee) return false;
   auto inc = m_referee->settle(candidate_of(rec, source, v), v, &evaluation);
   if (!inc) {  // decided without a comparison (no incumbent yet, or it no longer passes): gated alike
-    if (library::needs_sanitizer_gate(v))
-      if (auto s = evaluation.sanitize_for_promotion()) library::apply_sanitizer_gate(v, *s);
+    gate_promotion(v, evaluation);
     return false;
   }
   std::lock_guard lock(m_mutex);
@@ -180,9 +186,7 @@ void Judging::compare(const store::CandidateRecord& rec, const std::string& sour
       return prepare_library_kernel(on_device, pinned, k, bench);
     });
   }
-  // Clean before promotion: a promotable CUDA candidate under compute-sanitizer first.
-  if (library::needs_sanitizer_gate(v))
-    if (auto s = evaluation.sanitize_for_promotion()) library::apply_sanitizer_gate(v, *s);
+  gate_promotion(v, evaluation);
 }
 
 void Judging::judge(const store::CandidateRecord& rec, const std::string& source, core::Verdict& v,

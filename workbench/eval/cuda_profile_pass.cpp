@@ -15,12 +15,6 @@ namespace {
 // At most this many kernel launches of one call are profiled (a plan of several kernels).
 constexpr int k_profiled_launches = 8;
 
-std::string first_error_line(const std::string& report) {
-  size_t at = report.find("==ERROR==");
-  if (at == std::string::npos) return "no error line";
-  return report.substr(at, report.find('\n', at) - at);
-}
-
 }  // namespace
 
 void CudaEvaluation::profile_bench_workloads() {
@@ -30,7 +24,7 @@ void CudaEvaluation::profile_bench_workloads() {
     m_verdict.profile = core::ProfileOutcome{"unavailable", ncu.missing + "; the timed figures are not affected"};
     return;
   }
-  ToolInvocation inv = ncu_invocation(ncu, ncu_profile_options(), k_profiled_launches);
+  ToolInvocation inv = ncu_invocation(ncu, ncu_profile_options(true), k_profiled_launches);
   nlohmann::json reports = nlohmann::json::array();
   std::vector<std::string> problems;
   int profiled = 0, asked = 0;
@@ -49,19 +43,18 @@ void CudaEvaluation::profile_bench_workloads() {
     auto best = m_best_config.find(name);
     const size_t c = best == m_best_config.end() ? 0 : best->second;
     ToolRun run = run_under_tool(inv, {ToolCall{w, c, true}});
-    // An ncu that refuses a metric by name fails the whole run: once more with the sections only
-    // (their metrics are ncu's own choice for this chip), and from then on.
-    if (run.ran && run.report.find("==ERROR==") != std::string::npos && !ncu_profiles(run.report).has_value() &&
-        !sections_only) {
+    auto profiles = ncu_profiles(run.report);
+    // An ncu that refuses a metric by name fails the whole run (its ==ERROR== line, which the
+    // parse error quotes): once more with the sections only (their metrics are ncu's own choice
+    // for this chip), and from then on.
+    if (run.ran && !profiles && !sections_only && run.report.find("==ERROR==") != std::string::npos) {
       sections_only = true;
-      problems.push_back("ncu refused the metric list (" + first_error_line(run.report) +
-                         "): profiled with its sections only");
-      std::vector<std::string> options{"--print-units", "base"};
-      for (const auto& sec : ncu_sections()) options.insert(options.end(), {"--section", sec});
-      inv = ncu_invocation(ncu, options, k_profiled_launches);
+      problems.push_back("ncu refused the metric list (" + profiles.error().what() + "): profiled with its sections only");
+      inv = ncu_invocation(ncu, ncu_profile_options(false), k_profiled_launches);
       ToolRun again = run_under_tool(inv, {ToolCall{w, c, true}});
       again.ms += run.ms;
       run = std::move(again);
+      profiles = ncu_profiles(run.report);
     }
     core::WorkloadResult& res = m_verdict.workloads[i];
     out.ms += run.ms;
@@ -70,7 +63,6 @@ void CudaEvaluation::profile_bench_workloads() {
       continue;
     }
     reports.push_back({{"workload", res.name}, {"config", m_configs[c].label()}, {"csv", run.report}});
-    auto profiles = ncu_profiles(run.report);
     if (!profiles) {
       problems.push_back(res.name + ": ncu's report did not read: " + profiles.error().what());
       continue;

@@ -165,15 +165,18 @@ const std::vector<std::string>& ncu_metrics() {
   return k;
 }
 
-std::vector<std::string> ncu_profile_options() {
+std::vector<std::string> ncu_profile_options(bool with_metrics) {
   std::vector<std::string> args;
   for (const auto& s : ncu_sections()) {
     args.push_back("--section");
     args.push_back(s);
   }
-  std::string joined;
-  for (const auto& m : ncu_metrics()) joined += (joined.empty() ? "" : ",") + m;
-  args.insert(args.end(), {"--metrics", joined, "--print-units", "base"});
+  if (with_metrics) {
+    std::string joined;
+    for (const auto& m : ncu_metrics()) joined += (joined.empty() ? "" : ",") + m;
+    args.insert(args.end(), {"--metrics", joined});
+  }
+  args.insert(args.end(), {"--print-units", "base"});
   return args;
 }
 

@@ -27,7 +27,9 @@ namespace kwb::eval {
 // the whole run. tests/fixtures/record/metrics.txt is the same list (a test compares them).
 const std::vector<std::string>& ncu_sections();
 const std::vector<std::string>& ncu_metrics();
-std::vector<std::string> ncu_profile_options();  // --section S ... --metrics a,b,... --print-units base
+// --section S ... [--metrics a,b,...] --print-units base; without the metrics: what the sections
+// alone collect (the fallback where ncu refuses a name of the list).
+std::vector<std::string> ncu_profile_options(bool with_metrics = true);
 
 // One profiled kernel launch of the raw page.
 struct NcuLaunch {
